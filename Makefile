@@ -1,0 +1,43 @@
+# Two commands for a fresh machine: `make run` and `make test` (see README.md).
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+TEST_DATABASE_URL ?= postgresql://postgres@127.0.0.1:5432/pragmatikos
+TEST_REDIS_URL ?= redis://127.0.0.1:6379/1
+
+.PHONY: run test lint check bench-ingest bench-recompute bench-pages clean
+
+$(BIN)/activate:
+	$(PYTHON) -m venv $(VENV)
+
+$(VENV)/.installed: pyproject.toml | $(BIN)/activate
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $@
+
+run: $(VENV)/.installed
+	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py runserver 127.0.0.1:8000
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} SECRET_KEY=test-key $(BIN)/mypy .
+
+test: $(VENV)/.installed lint
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} SECRET_KEY=test-key \
+		$(BIN)/python manage.py makemigrations --check --dry-run
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} SECRET_KEY=test-key \
+		$(BIN)/pytest
+
+bench-ingest: $(VENV)/.installed
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/ingest.py
+
+bench-recompute: $(VENV)/.installed
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/recompute.py
+
+bench-pages: $(VENV)/.installed
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/pages.py
+
+clean:
+	rm -rf $(VENV) var staticfiles

@@ -1,0 +1,63 @@
+from typing import Any
+
+from django.db import models
+
+
+class SnapshotQuerySet(models.QuerySet["Snapshot"]):
+    def published(self) -> "SnapshotQuerySet":
+        return self.order_by("-id")
+
+
+class Snapshot(models.Model):
+    """One published ranking: the whole pool document of all six views, all-time scope.
+
+    A snapshot is written in one transaction, so a recompute that fails or is killed
+    leaves the previous one served. Snapshots are kept: they are the score history.
+    """
+
+    created_at = models.DateTimeField()
+    # Newest day and cycle count in scope, to tell a reader what the ranking covers.
+    cycles = models.IntegerField()
+    judged = models.IntegerField()
+    contributors = models.IntegerField()
+    # A digest of the cycles that went in: an unchanged pool publishes no new snapshot.
+    fingerprint = models.CharField(max_length=64)
+    is_demo = models.BooleanField(default=False)
+    document = models.JSONField()
+    compute_seconds = models.FloatField(default=0.0)
+
+    objects = SnapshotQuerySet.as_manager()
+
+    class Meta:
+        ordering = ["-id"]
+        get_latest_by = "id"
+
+    def __str__(self) -> str:
+        return f"snapshot {self.id}"
+
+    @property
+    def views(self) -> dict[str, Any]:
+        views: dict[str, Any] = self.document.get("views", {})
+        return views
+
+
+class GroupScore(models.Model):
+    """A ranked group's headline in one snapshot, kept apart for the score history."""
+
+    snapshot = models.ForeignKey(Snapshot, on_delete=models.CASCADE, related_name="scores")
+    view = models.CharField(max_length=32)
+    label = models.CharField(max_length=300)
+    score_adj = models.FloatField()
+    ci_lo = models.FloatField(null=True)
+    ci_hi = models.FloatField(null=True)
+    rank = models.IntegerField(null=True)
+    hjudged = models.IntegerField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["snapshot", "view", "label"], name="groupscore_unique"),
+        ]
+        indexes = [models.Index(fields=["view", "label", "snapshot"], name="groupscore_history")]
+
+    def __str__(self) -> str:
+        return f"{self.view}/{self.label}@{self.snapshot_id}"

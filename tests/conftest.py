@@ -1,0 +1,9 @@
+import pytest
+
+
+@pytest.fixture(autouse=True)
+def _fresh_cache() -> None:
+    """Throttle counters and page caches live in the cache: each test starts clean."""
+    from django.core.cache import cache
+
+    cache.clear()

@@ -1,3 +1,14 @@
-from django.urls import URLPattern
+from django.urls import path
 
-urlpatterns: list[URLPattern] = []
+from leaderboard import downloads, views
+
+urlpatterns = [
+    path("", views.leaderboard, name="leaderboard"),
+    path("pairing/", views.pairing, name="pairing"),
+    path("compare/", views.compare, name="compare"),
+    path("methodology/", views.methodology, name="methodology"),
+    path("contribute/", views.contribute, name="contribute"),
+    path("data/", views.data, name="data"),
+    path("data/cycles.csv", downloads.cycles_csv, name="cycles-csv"),
+    path("data/rankings.csv", downloads.rankings_csv, name="rankings-csv"),
+]

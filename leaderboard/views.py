@@ -1,5 +1,364 @@
+"""The public pages, server-rendered from the newest snapshot and cached per snapshot.
+
+Every page costs at most three queries on a cache miss (the generation, the snapshot,
+and one of: score history, cycles for a window or a comparison) and none on a hit.
+"""
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, cast
+from urllib.parse import urlencode
+
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.template.loader import render_to_string
+from django.utils import timezone
+from django.views.decorators.http import require_safe
+
+from leaderboard import charts, pages
+from leaderboard.models import GroupScore, Snapshot
+from leaderboard.selectors import cycles_frame, scoped_document, scoring_config, snapshot_document
+from scoring import GroupNotRanked, compare_groups
+from scoring.shapes import ViewName
+
+logger = logging.getLogger(__name__)
+
+# Query values are capped before use: a label is at most 300 characters (GroupScore.label).
+MAX_PARAM_LENGTH = 300
+HISTORY_POINTS = 60
+
+
+@dataclass(frozen=True)
+class Published:
+    """The parts of a snapshot the pages read, kept per process for the newest one."""
+
+    id: int
+    created_at: datetime
+    is_demo: bool
+    cycles: int
+    judged: int
+    contributors: int
+    # The stored document with the snapshot's id, time and demo mark in its meta.
+    document: dict[str, Any]
+
+
+_newest: Published | None = None
+
+
+def published_snapshot(snapshot_id: int) -> Published | None:
+    """The snapshot of this id: one query the first time a process sees it."""
+    global _newest
+    if snapshot_id == 0:
+        return None
+    held = _newest
+    if held is not None and held.id == snapshot_id:
+        return held
+    snapshot = Snapshot.objects.filter(id=snapshot_id).first()
+    if snapshot is None:
+        return None
+    held = Published(
+        id=snapshot.id,
+        created_at=snapshot.created_at,
+        is_demo=snapshot.is_demo,
+        cycles=snapshot.cycles,
+        judged=snapshot.judged,
+        contributors=snapshot.contributors,
+        document=snapshot_document(snapshot),
+    )
+    _newest = held
+    return held
+
+
+def param(request: HttpRequest, name: str, default: str = "") -> str:
+    value = request.GET.get(name, default)
+    return value[:MAX_PARAM_LENGTH] if isinstance(value, str) else default
+
+
+def base_context(snapshot: Published | None, document: dict[str, Any] | None = None) -> dict[str, Any]:
+    if document is None:
+        document = snapshot.document if snapshot else {}
+    meta = document.get("meta", {})
+    return {
+        "snapshot": snapshot,
+        "meta": meta,
+        "is_demo": bool(meta.get("demo") or (snapshot and snapshot.is_demo)),
+        "views": pages.VIEWS,
+    }
+
+
+class Lazy:
+    """The page's snapshot, fetched only if the page needs it (a window page does not)."""
+
+    def __init__(self, snapshot_id: int) -> None:
+        self.snapshot_id = snapshot_id
+
+    def __call__(self) -> Published | None:
+        return published_snapshot(self.snapshot_id)
+
+
+def cached_page(page: str, parts: tuple[object, ...], build: Callable[[Lazy], HttpResponse]) -> HttpResponse:
+    """Serve a page from the cache of the newest snapshot, building it once per snapshot."""
+    generation = pages.current_generation()
+    snapshot_id = pages.snapshot_id_for(generation)
+    key = pages.page_cache_key(snapshot_id, generation, page, *parts)
+    held = cache.get(key)
+    if held is not None:
+        status, body = held
+        response = HttpResponse(body, status=status)
+    else:
+        response = build(Lazy(snapshot_id))
+        if response.status_code == 200:
+            cache.set(key, (response.status_code, response.content), pages.PAGE_SECONDS)
+    response["X-Snapshot"] = str(snapshot_id)
+    return response
+
+
+def render_page(template: str, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
+    return HttpResponse(render_to_string(template, context), status=status)
+
+
+def not_found_page(message: str) -> HttpResponse:
+    return render_page("404.html", {"message": message}, status=404)
+
+
+# ---------------------------------------------------------------- the leaderboard
+
+
+def window_query(window: pages.Window) -> str:
+    """The window's part of a tab link, so switching views keeps the window."""
+    if window.is_all_time or window.error:
+        return ""
+    query = {"window": window.name}
+    if window.name == "custom":
+        query.update({k: str(v) for k, v in (("since", window.since), ("until", window.until)) if v})
+    return "&" + urlencode(query)
+
+
+@require_safe
+def leaderboard(request: HttpRequest) -> HttpResponse:
+    view = param(request, "view", pages.DEFAULT_VIEW)
+    if view not in pages.VIEWS:
+        return not_found_page("There is no such view.")
+    params = {name: param(request, name) for name in ("window", "since", "until")}
+    window = pages.read_window(params, today=timezone.now().date())
+
+    def build(load: Lazy) -> HttpResponse:
+        document: dict[str, Any] | None
+        if window.is_all_time or window.error:
+            snapshot = load()
+            document = snapshot.document if snapshot else None
+        else:
+            snapshot = None
+            document = scoped_document(since=window.since, until=window.until)
+        context = base_context(snapshot, document)
+        context.update(
+            {
+                "view": view,
+                "view_title": pages.VIEWS[view],
+                "window": window,
+                "windows": pages.WINDOWS,
+                "tab_suffix": window_query(window),
+            }
+        )
+        if document is None:
+            return render_page("leaderboard/leaderboard.html", context)
+        view_doc = (document.get("views") or {}).get(view) or {}
+        rows = pages.leaderboard_rows(view_doc)
+        domain = charts.score_domain(rows)
+        for row in rows:
+            row["bar"] = charts.interval_bar(
+                score=row["score_adj"],
+                lo=row["lo"],
+                hi=row["hi"],
+                hue=row["group"].get("hue"),
+                label=row["label"],
+                domain=domain,
+            )
+        view_meta = view_doc.get("meta") or {}
+        context.update(
+            {
+                "rows": rows,
+                "provisional": pages.provisional_rows(view_doc),
+                "has_ties": pages.ranks_have_ties(view_doc.get("groups", [])),
+                "scope_meta": {**document.get("meta", {}), **view_meta},
+                "is_pairing_view": view in pages.PAIRING_VIEWS,
+            }
+        )
+        return render_page("leaderboard/leaderboard.html", context, status=400 if window.error else 200)
+
+    parts = (view, window.name, window.since, window.until, bool(window.error))
+    return cached_page("leaderboard", parts, build)
+
+
+# ---------------------------------------------------------------- one group
+
+
+def score_history(view: str, label: str) -> list[charts.HistoryPoint]:
+    rows = (
+        GroupScore.objects.filter(view=view, label=label)
+        .order_by("-snapshot_id")
+        .values_list("snapshot_id", "snapshot__created_at", "score_adj", "ci_lo", "ci_hi")[:HISTORY_POINTS]
+    )
+    return [charts.HistoryPoint(*row) for row in reversed(rows)]
+
+
+@require_safe
+def pairing(request: HttpRequest) -> HttpResponse:
+    view = param(request, "view", pages.DEFAULT_VIEW)
+    label = param(request, "label")
+    if view not in pages.VIEWS:
+        return not_found_page("There is no such view.")
+
+    def build(load: Lazy) -> HttpResponse:
+        snapshot = load()
+        if snapshot is None:
+            return not_found_page("Nothing is ranked yet.")
+        try:
+            view_doc = pages.view_document(snapshot.document, view)
+        except pages.UnknownGroup:
+            return not_found_page("There is no such view.")
+        context = base_context(snapshot)
+        context.update({"view": view, "view_title": pages.VIEWS[view], "label": label})
+        try:
+            group = pages.find_group(view_doc, label)
+        except pages.UnknownGroup:
+            provisional = [row for row in pages.provisional_rows(view_doc) if row["label"] == label]
+            if not provisional:
+                return not_found_page(f"No group of that name in the view {pages.VIEWS[view]}.")
+            context.update({"provisional": provisional[0], "axes": pages.AXES})
+            return render_page("leaderboard/provisional.html", context)
+        rows = pages.axis_rows(group, view_doc)
+        lo, hi = pages.interval(group)
+        context.update(
+            {
+                "group": group,
+                "row": pages.leaderboard_rows({"groups": [group]})[0],
+                "axis_rows": rows,
+                "tiers": [
+                    (name, weight, (group.get("tiers") or {}).get(name), (group.get("tiersAdj") or {}).get(name))
+                    for name, weight in pages.TIERS.items()
+                ],
+                "strip": charts.axis_strip(rows=rows, hue=group.get("hue"), label=label, span=pages.span_of(view_doc)),
+                "sparkline": charts.sparkline(points=score_history(view, label), hue=group.get("hue"), label=label),
+                "lo": lo,
+                "hi": hi,
+                "sides": pages.planner_and_builder(group),
+                "pool": view_doc.get("pool") or {},
+            }
+        )
+        return render_page("leaderboard/pairing.html", context)
+
+    return cached_page("pairing", (view, label), build)
+
+
+# ---------------------------------------------------------------- two groups
+
+
+def score_difference(view: str, label_a: str, label_b: str) -> pages.ScoreDifference | None:
+    """The bootstrap comparison from the scoring engine, on the cycles of the newest pool."""
+    try:
+        result = compare_groups(
+            cycles_frame(),
+            scoring_config(),
+            view=cast(ViewName, view),  # checked against pages.VIEWS by the caller
+            label_a=label_a,
+            label_b=label_b,
+        )
+    except GroupNotRanked:
+        # The stored cycles changed since the snapshot (a retraction): say so rather than fail.
+        logger.info("compare: %s or %s is no longer ranked in %s", label_a, label_b, view)
+        return None
+    return pages.read_score_difference(result)
+
+
+@require_safe
+def compare(request: HttpRequest) -> HttpResponse:
+    view = param(request, "view", pages.DEFAULT_VIEW)
+    label_a, label_b = param(request, "a"), param(request, "b")
+    if view not in pages.VIEWS:
+        return not_found_page("There is no such view.")
+
+    def build(load: Lazy) -> HttpResponse:
+        snapshot = load()
+        if snapshot is None:
+            return not_found_page("Nothing is ranked yet.")
+        try:
+            view_doc = pages.view_document(snapshot.document, view)
+        except pages.UnknownGroup:
+            return not_found_page("There is no such view.")
+        groups = view_doc.get("groups", [])
+        context = base_context(snapshot)
+        context.update(
+            {
+                "view": view,
+                "view_title": pages.VIEWS[view],
+                "choices": [g["label"] for g in groups],
+                "is_pairing_view": view in pages.PAIRING_VIEWS,
+            }
+        )
+        chosen_a = label_a or (groups[0]["label"] if groups else "")
+        chosen_b = label_b or (groups[1]["label"] if len(groups) > 1 else "")
+        if not chosen_a or not chosen_b:
+            context.update({"a": None, "b": None})
+            return render_page("leaderboard/compare.html", context)
+        try:
+            group_a, group_b = pages.find_group(view_doc, chosen_a), pages.find_group(view_doc, chosen_b)
+        except pages.UnknownGroup:
+            return not_found_page(f"No such group in the view {pages.VIEWS[view]}.")
+        same = chosen_a == chosen_b
+        context.update(
+            {
+                "a": group_a,
+                "b": group_b,
+                "same": same,
+                "row_a": pages.leaderboard_rows({"groups": [group_a]})[0],
+                "row_b": pages.leaderboard_rows({"groups": [group_b]})[0],
+                "axes": pages.compare_axes(group_a, group_b),
+                "tier_rows": pages.compare_tiers(group_a, group_b),
+                "links": pages.quick_links(view_doc, group_a),
+                "difference": None if same else score_difference(view, chosen_a, chosen_b),
+            }
+        )
+        return render_page("leaderboard/compare.html", context)
+
+    return cached_page("compare", (view, label_a, label_b), build)
+
+
+# ---------------------------------------------------------------- words and downloads
+
+
+def static_page(template: str, page: str) -> Callable[[HttpRequest], HttpResponse]:
+    @require_safe
+    def view(request: HttpRequest) -> HttpResponse:
+        def build(load: Lazy) -> HttpResponse:
+            snapshot = load()
+            context = base_context(snapshot)
+            context.update(
+                {
+                    "axes": pages.AXES,
+                    "tiers": pages.TIERS,
+                    "flags": pages.FLAG_WORDS,
+                    "columns": pages.CONTRIBUTED_COLUMNS,
+                    "views_explained": [(pages.VIEWS[key], text) for key, text in pages.VIEW_EXPLANATIONS.items()],
+                }
+            )
+            return render_page(template, context)
+
+        return cached_page(page, (), build)
+
+    view.__name__ = page
+    return view
+
+
+methodology = static_page("leaderboard/methodology.html", "methodology")
+contribute = static_page("leaderboard/contribute.html", "contribute")
+data = static_page("leaderboard/data.html", "data")
+
+
+# ---------------------------------------------------------------- errors
 
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:

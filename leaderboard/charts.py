@@ -1,0 +1,181 @@
+"""Server-drawn SVG charts. Every chart carries a <title> and <desc> so it reads without sight.
+
+Colours come from the group's hue (one per model family); all text is escaped here,
+so the result is safe to print as is.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+from leaderboard.pages import hue_colour
+
+
+def fmt(value: float | None, digits: int = 1) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def score_domain(rows: Sequence[dict[str, Any]]) -> tuple[float, float]:
+    """One scale for every bar in a table, padded, within 0..100."""
+    values = [v for row in rows for v in (row.get("lo"), row.get("hi"), row.get("score_adj")) if v is not None]
+    if not values:
+        return 0.0, 100.0
+    low = max(0.0, min(values) - 3)
+    high = min(100.0, max(values) + 3)
+    if high - low < 10:
+        middle = (high + low) / 2
+        low, high = max(0.0, middle - 5), min(100.0, middle + 5)
+    return low, high
+
+
+def interval_bar(
+    *, score: float | None, lo: float | None, hi: float | None, hue: object, label: str, domain: tuple[float, float]
+) -> SafeString:
+    width, height = 160.0, 20.0
+    low, high = domain
+    extent = (high - low) or 1.0
+
+    def x(value: float) -> float:
+        return max(0.0, min(width, (value - low) / extent * width))
+
+    colour = hue_colour(hue)
+    if score is None:
+        text = f"{label}: no score"
+        return mark_safe(  # noqa: S308 - every interpolated text is escaped above
+            f'<svg class="bar" viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{escape(text)}">'
+            f"<title>{escape(text)}</title></svg>"
+        )
+    if lo is not None and hi is not None:
+        text = f"{label}: adjusted score {fmt(score)}, 95% interval {fmt(lo)} to {fmt(hi)}"
+    else:
+        text = f"{label}: adjusted score {fmt(score)}, no interval"
+    parts = [
+        f'<svg class="bar" viewBox="0 0 {width:.0f} {height:.0f}" preserveAspectRatio="none" role="img" '
+        f'aria-label="{escape(text)}"><title>{escape(text)}</title>',
+        f'<line x1="0" y1="10" x2="{width:.0f}" y2="10" class="bar-track"/>',
+    ]
+    if lo is not None and hi is not None:
+        parts.append(
+            f'<rect x="{x(lo):.1f}" y="5" width="{max(1.5, x(hi) - x(lo)):.1f}" height="10" rx="3" '
+            f'fill="{colour}" fill-opacity="0.35"/>'
+        )
+    parts.append(f'<rect x="{x(score) - 1.5:.1f}" y="2" width="3" height="16" fill="{colour}"/>')
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above
+
+
+# The strip's guide marks: factors against the pool, at their log2 distances.
+GUIDES = ((-2.0, "÷4"), (-1.0, "÷2"), (0.0, "pool"), (1.0, "×2"), (2.0, "×4"))
+
+
+def axis_strip(*, rows: Sequence[dict[str, Any]], hue: object, label: str, span: float) -> SafeString:
+    """The ten axes on the ×4 log scale: pool at the centre, raw hollow, adjusted solid."""
+    colour = hue_colour(hue)
+    left, right, row_height, top = 150.0, 590.0, 30.0, 26.0
+    width = right + 20
+    height = top + row_height * len(rows) + 8
+    plot = right - left
+
+    def x(fraction: float) -> float:
+        return left + fraction * plot
+
+    descriptions = []
+    parts = [
+        f'<svg class="strip" viewBox="0 0 {width:.0f} {height:.0f}" role="img" '
+        'aria-labelledby="strip-title strip-desc">',
+        f'<title id="strip-title">{escape(label)}: the ten axes against the pool on a ×4 log scale</title>',
+    ]
+    for distance, name in GUIDES:
+        gx = x((max(-1.0, min(1.0, distance / span)) + 1) / 2)
+        parts.append(
+            f'<line x1="{gx:.1f}" y1="{top - 6:.1f}" x2="{gx:.1f}" y2="{height - 6:.1f}" class="guide"/>'
+            f'<text x="{gx:.1f}" y="{top - 10:.1f}" text-anchor="middle" class="guide-text">{name}</text>'
+        )
+    parts.append(
+        f'<text x="{left:.0f}" y="12" class="guide-text">worse</text>'
+        f'<text x="{right:.0f}" y="12" text-anchor="end" class="guide-text">better</text>'
+    )
+    for index, row in enumerate(rows):
+        axis = row["axis"]
+        y = top + row_height * index + row_height / 2
+        parts.append(
+            f'<text x="{left - 10:.0f}" y="{y + 4:.1f}" text-anchor="end" class="axis-text">{escape(axis.name)}</text>'
+            f'<line x1="{left:.0f}" y1="{y:.1f}" x2="{right:.0f}" y2="{y:.1f}" class="bar-track"/>'
+        )
+        raw_position, adj_position = row["raw_position"], row["adj_position"]
+        if raw_position is not None and adj_position is not None:
+            parts.append(
+                f'<line x1="{x(raw_position):.1f}" y1="{y:.1f}" x2="{x(adj_position):.1f}" y2="{y:.1f}" '
+                f'stroke="{colour}" stroke-width="2" stroke-opacity="0.5"/>'
+            )
+        if raw_position is not None:
+            parts.append(
+                f'<circle cx="{x(raw_position):.1f}" cy="{y:.1f}" r="5" fill="white" '
+                f'stroke="{colour}" stroke-width="2"/>'
+            )
+        if adj_position is not None:
+            parts.append(f'<circle cx="{x(adj_position):.1f}" cy="{y:.1f}" r="5" fill="{colour}"/>')
+        else:
+            parts.append(f'<text x="{x(0.5) + 8:.1f}" y="{y + 4:.1f}" class="guide-text">no value</text>')
+        descriptions.append(
+            f"{axis.name}: raw {fmt(row['raw'], 2)}, adjusted {fmt(row['adj'], 2)}, pool {fmt(row['pool'], 2)}, "
+            f"evidence {row['evidence']}"
+        )
+    parts.append(f'<desc id="strip-desc">{escape("; ".join(descriptions))}.</desc></svg>')
+    return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above
+
+
+@dataclass(frozen=True)
+class HistoryPoint:
+    snapshot_id: int
+    created_at: datetime
+    score_adj: float
+    ci_lo: float | None
+    ci_hi: float | None
+
+
+def sparkline(*, points: Sequence[HistoryPoint], hue: object, label: str) -> SafeString:
+    """scoreAdj across snapshots, with its interval as a band."""
+    width, height, pad = 320.0, 70.0, 6.0
+    colour = hue_colour(hue)
+    if not points:
+        text = f"{label}: no score history yet"
+        return mark_safe(  # noqa: S308 - every interpolated text is escaped above
+            f'<svg class="spark" viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-label="{escape(text)}">'
+            f'<title>{escape(text)}</title><text x="10" y="38" class="guide-text">{escape(text)}</text></svg>'
+        )
+    values = [p.score_adj for p in points]
+    values += [v for p in points for v in (p.ci_lo, p.ci_hi) if v is not None]
+    low, high = min(values) - 1, max(values) + 1
+    count = len(points)
+
+    def x(index: int) -> float:
+        return pad + (index / (count - 1) if count > 1 else 0.5) * (width - 2 * pad)
+
+    def y(value: float) -> float:
+        return height - pad - (value - low) / (high - low) * (height - 2 * pad)
+
+    first, last = points[0], points[-1]
+    text = (
+        f"{label}: adjusted score over {count} snapshot{'s' if count != 1 else ''}, "
+        f"from {fmt(first.score_adj)} on {first.created_at:%Y-%m-%d} "
+        f"to {fmt(last.score_adj)} on {last.created_at:%Y-%m-%d}"
+    )
+    parts = [
+        f'<svg class="spark" viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-labelledby="spark-title">'
+        f'<title id="spark-title">{escape(text)}</title>'
+    ]
+    banded = [(i, p) for i, p in enumerate(points) if p.ci_lo is not None and p.ci_hi is not None]
+    if len(banded) > 1:
+        upper = " ".join(f"{x(i):.1f},{y(p.ci_hi):.1f}" for i, p in banded if p.ci_hi is not None)
+        lower = " ".join(f"{x(i):.1f},{y(p.ci_lo):.1f}" for i, p in reversed(banded) if p.ci_lo is not None)
+        parts.append(f'<polygon points="{upper} {lower}" fill="{colour}" fill-opacity="0.15"/>')
+    line = " ".join(f"{x(i):.1f},{y(p.score_adj):.1f}" for i, p in enumerate(points))
+    parts.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>')
+    parts.append(f'<circle cx="{x(count - 1):.1f}" cy="{y(last.score_adj):.1f}" r="3.5" fill="{colour}"/>')
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above

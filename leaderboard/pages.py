@@ -1,0 +1,462 @@
+"""What the public pages show, read from a ranking document (pool.json shape plus caveats).
+
+Plain functions over dicts: the views fetch, these shape, the templates print. The page
+cache lives here too, keyed by a generation that names the newest published snapshot.
+"""
+
+import hashlib
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from datetime import date, timedelta
+from typing import Any
+
+from django.core.cache import cache
+
+from leaderboard.models import Snapshot
+from leaderboard.services import cache_generation
+
+# The six views in tab order, with the words a reader sees.
+VIEWS: dict[str, str] = {
+    "modelCombo": "Pairings",
+    "famCombo": "Family pairings",
+    "modelEffortCombo": "Pairings with effort",
+    "model": "Models",
+    "family": "Families",
+    "modelEffort": "Models with effort",
+}
+DEFAULT_VIEW = "modelCombo"
+PAIRING_VIEWS = frozenset({"modelCombo", "famCombo", "modelEffortCombo"})
+PAIR_SEPARATOR = " → "
+
+
+@dataclass(frozen=True)
+class Axis:
+    key: str
+    name: str
+    higher_is_better: bool
+    kind: str  # "odds", "ratio" or "err" (scoring spec A5)
+    unit: str
+    tier: str
+    explain: str
+
+
+AXES: tuple[Axis, ...] = (
+    Axis("shipr", "Ship rate", True, "odds", "%", "Outcome", "ship-judged cycles whose edits landed in a commit"),
+    Axis("oneshot", "One-shot", True, "odds", "%", "Outcome", "share of shipped cycles that needed one prompt"),
+    Axis("ttss", "Prompts per ship", False, "ratio", "", "Cost", "prompts typed per shipped cycle"),
+    Axis("hps", "Hours per ship", False, "ratio", "h", "Cost", "active hours per shipped cycle"),
+    Axis("dpss", "Dollars per ship", False, "ratio", "$", "Cost", "metered cost per shipped cycle"),
+    Axis("eerrp", "Edit errors", False, "err", "%", "Precision", "share of edits that failed"),
+    Axis("abortp", "Interventions", False, "err", "%", "Precision", "share of cycles the person aborted or rejected"),
+    Axis("verp", "Verified", True, "odds", "%", "Discipline", "cycles with a test or build after the last edit"),
+    Axis("ept", "Edits per prompt", True, "ratio", "", "Efficiency", "edits made per prompt typed"),
+    Axis("lat", "Step latency", False, "ratio", "s", "Latency", "weighted median seconds per assistant step"),
+)
+AXES_BY_KEY = {axis.key: axis for axis in AXES}
+
+# Scoring spec A5: tier weights out of 100.
+TIERS: dict[str, int] = {
+    "Outcome": 30,
+    "Cost": 20,
+    "Precision": 15,
+    "Discipline": 15,
+    "Efficiency": 10,
+    "Latency": 10,
+}
+
+FLAG_WORDS: dict[str, str] = {
+    "thin": "thin: fewer than 30 judged cycles",
+    "one-contributor": "one contributor",
+    "dominated": "dominated: one contributor gave 80% or more",
+}
+
+WINDOWS: dict[str, str] = {"all": "All time", "90": "90 days", "30": "30 days", "custom": "Custom"}
+
+# Log span of the x4 scale (scoring spec A5): log2(4).
+DEFAULT_SPAN = 2.0
+
+PAGE_SECONDS = 24 * 3600
+# Which snapshot a cache generation serves; short-lived so a publish that never bumps
+# the generation (an admin shell) still shows within a minute.
+SNAPSHOT_OF_SECONDS = 60
+
+
+class UnknownGroup(LookupError):
+    """A view or label that the document does not hold: the page answers 404."""
+
+
+# ---------------------------------------------------------------- cache generations
+
+
+def current_generation() -> int:
+    """The page-cache generation the recompute bumps after each publish (no query)."""
+    return cache_generation()
+
+
+def snapshot_id_for(generation: int) -> int:
+    """The newest snapshot's id as seen by this generation, 0 when none: at most one query."""
+    key = f"leaderboard:snapshot-of:{generation}"
+    snapshot_id = cache.get(key)
+    if snapshot_id is None:
+        snapshot_id = Snapshot.objects.published().values_list("id", flat=True).first() or 0
+        cache.set(key, snapshot_id, SNAPSHOT_OF_SECONDS)
+    return int(snapshot_id)
+
+
+def page_cache_key(snapshot_id: int, generation: int, page: str, *parts: object) -> str:
+    # Parts are validated values or capped parameters, hashed so any label makes a safe key.
+    digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
+    return f"page:{snapshot_id}:{generation}:{page}:{digest}"
+
+
+# ---------------------------------------------------------------- reading documents
+
+
+def view_document(document: dict[str, Any], view: str) -> dict[str, Any]:
+    views = document.get("views") or {}
+    if view not in VIEWS or view not in views:
+        raise UnknownGroup(view)
+    found: dict[str, Any] = views[view]
+    return found
+
+
+def find_group(view_doc: dict[str, Any], label: str) -> dict[str, Any]:
+    for group in view_doc.get("groups", []):
+        if group.get("label") == label:
+            found: dict[str, Any] = group
+            return found
+    raise UnknownGroup(label)
+
+
+def planner_and_builder(group: dict[str, Any]) -> tuple[str, str] | None:
+    """The two sides of a pairing label; None for the single-model views."""
+    if group.get("planner") and group.get("builder"):
+        return str(group["planner"]), str(group["builder"])
+    label = str(group.get("label", ""))
+    if PAIR_SEPARATOR in label:
+        planner, builder = label.split(PAIR_SEPARATOR, 1)
+        return planner, builder
+    return None
+
+
+def hue_colour(hue: object, *, lightness: int = 42) -> str:
+    try:
+        degrees = int(float(hue)) % 360  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        degrees = 210
+    return f"hsl({degrees} 60% {lightness}%)"
+
+
+def flag_words(group: dict[str, Any]) -> list[str]:
+    return [FLAG_WORDS.get(flag, flag) for flag in group.get("flags", [])]
+
+
+def number(value: object) -> float | None:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    as_float = float(value)
+    return as_float if math.isfinite(as_float) else None
+
+
+def interval(group: dict[str, Any]) -> tuple[float | None, float | None]:
+    ci = group.get("ci") or [None, None]
+    if not isinstance(ci, list | tuple) or len(ci) != 2:
+        return None, None
+    return number(ci[0]), number(ci[1])
+
+
+def ranks_have_ties(groups: Iterable[dict[str, Any]]) -> bool:
+    ranks = [group.get("rank") for group in groups if group.get("rank") is not None]
+    return len(ranks) != len(set(ranks))
+
+
+def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    groups = view_doc.get("groups", [])
+    rank_counts: dict[object, int] = {}
+    for group in groups:
+        rank_counts[group.get("rank")] = rank_counts.get(group.get("rank"), 0) + 1
+    for group in groups:
+        lo, hi = interval(group)
+        rank = group.get("rank")
+        rows.append(
+            {
+                "group": group,
+                "label": group.get("label", ""),
+                "rank": rank,
+                "tied": rank is not None and rank_counts.get(rank, 0) > 1,
+                "score_adj": number(group.get("scoreAdj")),
+                "lo": lo,
+                "hi": hi,
+                "tiers": [(name, number((group.get("tiersAdj") or {}).get(name))) for name in TIERS],
+                "imputed": list(group.get("imputed", [])),
+                "hjudged": group.get("hjudged", 0),
+                "contributors": group.get("contributors"),
+                "top_share": number(group.get("top_share")),
+                "flags": flag_words(group),
+                "colour": hue_colour(group.get("hue")),
+                "adjusted": group.get("adjusted"),
+            }
+        )
+    return rows
+
+
+def provisional_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
+    return [
+        {"label": item.get("label", ""), "hjudged": item.get("hjudged", 0), "raw": item.get("raw") or {}}
+        for item in view_doc.get("provisional", [])
+    ]
+
+
+# ---------------------------------------------------------------- positions on the x4 scale
+
+
+def log_distance(axis: Axis, value: float | None, reference: float | None) -> float | None:
+    """Scoring spec A5: base-2 distance of value from reference, better positive; may be ±inf."""
+    if value is None or reference is None:
+        return None
+    if axis.kind == "ratio":
+        if value <= 0 or reference <= 0:
+            return None
+        r = math.log2(value / reference)
+        return r if axis.higher_is_better else -r
+    if axis.kind == "odds":
+        if reference <= 0 or reference >= 100:
+            return None
+        if value == reference:
+            return 0.0
+        if value <= 0:
+            r = -math.inf
+        elif value >= 100:
+            r = math.inf
+        else:
+            r = math.log2((value / (100 - value)) / (reference / (100 - reference)))
+        return r if axis.higher_is_better else -r
+    # err: lower is better, a zero rate beats every positive one.
+    if reference <= 0:
+        return None
+    if value == reference:
+        return 0.0
+    if value <= 0:
+        return math.inf
+    return math.log2(reference / value)
+
+
+def position(distance: float | None, span: float) -> float | None:
+    """Where a distance sits on the strip, 0..1 with the pool at 0.5."""
+    if distance is None:
+        return None
+    return (max(-1.0, min(1.0, distance / span)) + 1) / 2
+
+
+def span_of(view_doc: dict[str, Any]) -> float:
+    span = number(view_doc.get("span"))
+    return span if span and span > 0 else DEFAULT_SPAN
+
+
+def axis_rows(group: dict[str, Any], view_doc: dict[str, Any]) -> list[dict[str, Any]]:
+    pool = view_doc.get("pool") or {}
+    span = span_of(view_doc)
+    raw = group.get("raw") or {}
+    adj = group.get("adj") or {}
+    evidence = group.get("ev") or {}
+    rows = []
+    for axis in AXES:
+        pool_value = number(pool.get(axis.key))
+        raw_value = number(raw.get(axis.key))
+        adj_value = number(adj.get(axis.key))
+        rows.append(
+            {
+                "axis": axis,
+                "raw": raw_value,
+                "pool": pool_value,
+                "adj": adj_value,
+                "evidence": evidence.get(axis.key, 0),
+                "raw_position": position(log_distance(axis, raw_value, pool_value), span),
+                "adj_position": position(log_distance(axis, adj_value, pool_value), span),
+            }
+        )
+    return rows
+
+
+# ---------------------------------------------------------------- comparing two groups
+
+
+def times(distance: float) -> str:
+    if math.isinf(distance):
+        return "all the way"
+    return f"×{2 ** abs(distance):.2f}"
+
+
+def compare_axes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    """Axis by axis on adjusted values: which side is better and by what factor."""
+    rows = []
+    adj_a = a.get("adj") or {}
+    adj_b = b.get("adj") or {}
+    for axis in AXES:
+        value_a = number(adj_a.get(axis.key))
+        value_b = number(adj_b.get(axis.key))
+        distance = log_distance(axis, value_a, value_b)
+        if distance is None:
+            verdict, by = "no comparison", ""
+        elif distance == 0:
+            verdict, by = "even", ""
+        else:
+            verdict, by = ("A" if distance > 0 else "B"), times(distance)
+        rows.append({"axis": axis, "a": value_a, "b": value_b, "better": verdict, "by": by})
+    return rows
+
+
+def compare_tiers(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
+    rows = []
+    for name, weight in TIERS.items():
+        value_a = number((a.get("tiersAdj") or {}).get(name))
+        value_b = number((b.get("tiersAdj") or {}).get(name))
+        difference = None if value_a is None or value_b is None else value_a - value_b
+        if difference is None:
+            better = "no comparison"
+        elif abs(difference) < 0.05:
+            better = "even"
+        else:
+            better = "A" if difference > 0 else "B"
+        rows.append(
+            {"tier": name, "weight": weight, "a": value_a, "b": value_b, "difference": difference, "better": better}
+        )
+    return rows
+
+
+def quick_links(view_doc: dict[str, Any], a: dict[str, Any]) -> dict[str, list[str]]:
+    """Other groups that keep one side of pairing A and change the other, best first."""
+    sides = planner_and_builder(a)
+    links: dict[str, list[str]] = {"same_builder": [], "same_planner": []}
+    if sides is None:
+        return links
+    planner, builder = sides
+    for group in view_doc.get("groups", []):
+        other = planner_and_builder(group)
+        if other is None or group.get("label") == a.get("label"):
+            continue
+        if other[1] == builder and other[0] != planner:
+            links["same_builder"].append(str(group["label"]))
+        if other[0] == planner and other[1] != builder:
+            links["same_planner"].append(str(group["label"]))
+    return links
+
+
+@dataclass
+class ScoreDifference:
+    """scoreAdj of A minus B, its bootstrap interval and how often A came out ahead."""
+
+    difference: float | None = None
+    lo: float | None = None
+    hi: float | None = None
+    share_a_better: float | None = None
+    resamples: int | None = None
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+def read_score_difference(result: object) -> ScoreDifference:
+    """Accept the engine's answer as a mapping or an object with the same names."""
+
+    def pick(*names: str) -> object:
+        for name in names:
+            if isinstance(result, dict) and name in result:
+                return result[name]
+            if not isinstance(result, dict) and hasattr(result, name):
+                return getattr(result, name)
+        return None
+
+    ci = pick("ci", "interval")
+    lo = hi = None
+    if isinstance(ci, list | tuple) and len(ci) == 2:
+        lo, hi = number(ci[0]), number(ci[1])
+    resamples = pick("resamples", "b")
+    return ScoreDifference(
+        difference=number(pick("difference", "diff", "delta")),
+        lo=lo if lo is not None else number(pick("ci_lo", "lo")),
+        hi=hi if hi is not None else number(pick("ci_hi", "hi")),
+        share_a_better=number(pick("share_a_better", "p_a_better", "a_beats_b", "share")),
+        resamples=resamples if isinstance(resamples, int) else None,
+    )
+
+
+# ---------------------------------------------------------------- windows
+
+
+@dataclass(frozen=True)
+class Window:
+    name: str
+    since: date | None = None
+    until: date | None = None
+    error: str = ""
+
+    @property
+    def is_all_time(self) -> bool:
+        return self.since is None and self.until is None
+
+
+def parse_day(raw: str) -> date | None:
+    try:
+        return date.fromisoformat(raw) if len(raw) == 10 else None
+    except ValueError:
+        return None
+
+
+def read_window(params: dict[str, str], *, today: date) -> Window:
+    name = params.get("window", "all")
+    if name in ("90", "30"):
+        return Window(name, since=today - timedelta(days=int(name) - 1), until=today)
+    if name == "custom":
+        since = parse_day(params.get("since", "")) if params.get("since") else None
+        until = parse_day(params.get("until", "")) if params.get("until") else None
+        if (params.get("since") and since is None) or (params.get("until") and until is None):
+            return Window("custom", error="Dates are written YYYY-MM-DD, for example 2026-09-01.")
+        if since and until and since > until:
+            return Window("custom", error="The start of the window is after its end.")
+        if since is None and until is None:
+            return Window("custom", error="Give a start day, an end day or both.")
+        return Window("custom", since=since, until=until)
+    return Window("all")
+
+
+# ---------------------------------------------------------------- words for the contribute and methodology pages
+
+VIEW_EXPLANATIONS: dict[str, str] = {
+    "modelCombo": "planner model → builder model, for cycles with both a plan and a build phase",
+    "famCombo": "the same, by model family",
+    "modelEffortCombo": "the same, with each side's reasoning effort",
+    "model": "the session's dominant model, every judged cycle",
+    "family": "the same, by model family",
+    "modelEffort": "the model with its reasoning effort",
+}
+
+# What each contributed column (cycle-record.md, schema 3) carries, in the contract's order.
+CONTRIBUTED_COLUMNS: tuple[tuple[str, str], ...] = (
+    ("cycle_key", "a random 16-hex key for the cycle, so a re-send updates rather than duplicates"),
+    ("day", "the day of the cycle (no time of day)"),
+    ("model", "the session's dominant model, e.g. claude-opus-4.7"),
+    ("prov", "its provider"),
+    ("role", "0 other, 1 plan, 2 build: the session's last agent"),
+    ("pm", "the dominant model of the plan phase, empty when there was none"),
+    ("pp", "its provider"),
+    ("bm", "the dominant model of the build phase"),
+    ("bp", "its provider"),
+    ("u", "how many prompts the person typed"),
+    ("a", "how many assistant steps ran"),
+    ("tedits", "how many file edits were made, subagents included"),
+    ("tpaths", "1 when an edit was inside a repository (no path is sent)"),
+    ("teerr", "how many edits failed"),
+    ("tcost", "metered cost in US dollars, 0 when not metered"),
+    ("tship", "1 when a commit touching the edited files landed within 7 days"),
+    ("thrs", "active hours"),
+    ("tver", "1 when a test, build or check ran after the last edit"),
+    ("tabort", "1 when the person aborted or rejected something"),
+    ("latmed", "median seconds per assistant step, -1 when unknown"),
+    ("tshipe", "0 judged, 1 pending (the 7-day window is still open), 2 cannot ship (no repository)"),
+    ("variant", "the reasoning effort of the model, e.g. high"),
+    ("pv", "the planner's effort"),
+    ("bv", "the builder's effort"),
+    ("harness", "the agent harness, e.g. opencode"),
+    ("hversion", "its version"),
+)

@@ -1,0 +1,80 @@
+"""Formatting for the public pages: numbers with their units, shares, links to one group."""
+
+from urllib.parse import urlencode
+
+from django import template
+from django.urls import reverse
+
+from leaderboard.pages import Axis, number
+
+register = template.Library()
+
+
+@register.filter
+def num(value: object, digits: int = 1) -> str:
+    as_number = number(value)
+    return "n/a" if as_number is None else f"{as_number:,.{int(digits)}f}"
+
+
+@register.filter
+def signed(value: object, digits: int = 1) -> str:
+    as_number = number(value)
+    if as_number is None:
+        return "n/a"
+    text = f"{abs(as_number):.{int(digits)}f}"
+    return f"+{text}" if as_number > 0 else (f"−{text}" if as_number < 0 and text.strip("0.") else text)
+
+
+@register.filter
+def share(value: object) -> str:
+    """A 0..1 fraction as a whole percentage."""
+    as_number = number(value)
+    return "n/a" if as_number is None else f"{as_number * 100:.0f}%"
+
+
+@register.filter
+def axis_value(value: object, axis: Axis) -> str:
+    as_number = number(value)
+    if as_number is None:
+        return "n/a"
+    if axis.unit == "%":
+        return f"{as_number:.1f}%"
+    if axis.unit == "$":
+        return f"${as_number:.2f}"
+    if axis.unit:
+        return f"{as_number:.2f} {axis.unit}"
+    return f"{as_number:.2f}"
+
+
+@register.filter
+def percent_width(value: object) -> str:
+    """A 0..100 score as a CSS width, clamped."""
+    as_number = number(value)
+    return "0%" if as_number is None else f"{max(0.0, min(100.0, as_number)):.1f}%"
+
+
+@register.simple_tag
+def pairing_url(view: str, label: str) -> str:
+    return f"{reverse('pairing')}?{urlencode({'view': view, 'label': label})}"
+
+
+@register.simple_tag
+def compare_url(view: str, a: str, b: str) -> str:
+    return f"{reverse('compare')}?{urlencode({'view': view, 'a': a, 'b': b})}"
+
+
+@register.simple_tag
+def leaderboard_url(view: str, window: str = "all", since: object = None, until: object = None) -> str:
+    query = {"view": view}
+    if window != "all":
+        query["window"] = window
+        if since:
+            query["since"] = str(since)
+        if until:
+            query["until"] = str(until)
+    return f"{reverse('leaderboard')}?{urlencode(query)}"
+
+
+@register.filter
+def get_item(mapping: object, key: str) -> object:
+    return mapping.get(key) if isinstance(mapping, dict) else None

@@ -16,7 +16,7 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     if response is None:
         return None
     if isinstance(exc, exceptions.Throttled):
-        wait = int(exc.wait or 1)
+        wait = int(getattr(exc, "wait", None) or 1)
         response.data = {"error": f"Too many requests; try again in {wait} seconds.", "errors": []}
         return response
     if isinstance(exc, exceptions.UnsupportedMediaType):
@@ -35,5 +35,8 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
     return response
 
 
-def api_error(message: str, *, status_code: int = status.HTTP_400_BAD_REQUEST, errors: list[dict[str, Any]] | None = None) -> Response:
+def api_error(
+    message: str, *, status_code: int = status.HTTP_400_BAD_REQUEST, errors: list[dict[str, Any]] | None = None
+) -> Response:
+    """An error answer in the API's one shape."""
     return Response({"error": message, "errors": errors or []}, status=status_code)

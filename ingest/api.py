@@ -1,0 +1,213 @@
+"""The ingest API: one thin view per operation; the rules are in ingest.contract, the writes in ingest.services."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from django.conf import settings
+from django.http import HttpRequest, JsonResponse
+from django.utils import timezone
+from drf_spectacular.utils import OpenApiResponse, extend_schema
+from rest_framework import status
+from rest_framework.exceptions import ParseError
+from rest_framework.parsers import BaseParser
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from ingest import serializers
+from ingest.contract import ContractError, Validation, parse_install, validate_envelope
+from ingest.models import install_hash
+from ingest.selectors import newest_snapshot_id, pool_counts
+from ingest.services import InstallRetractedError, contribute, preview, retract
+from ingest.throttles import AddressRateThrottle, InstallRateThrottle
+from pragmatikos.errors import api_error
+
+# The error list is capped: a request with 20,000 bad rows gets the first ones and a count.
+MAX_ERRORS_LISTED = 100
+RETRACTED_SENTENCE = "This install has retracted its contributions; nothing more is accepted from it."
+
+ERROR_RESPONSES = {
+    400: OpenApiResponse(serializers.ErrorSerializer, description="The body breaks the contract; nothing stored."),
+    410: OpenApiResponse(serializers.ErrorSerializer, description="The install has retracted."),
+    413: OpenApiResponse(serializers.ErrorSerializer, description="Over 8 MB or over 20,000 rows."),
+    415: OpenApiResponse(serializers.ErrorSerializer, description="The body is not sent as application/json."),
+    429: OpenApiResponse(serializers.ErrorSerializer, description="Throttled; see the Retry-After header."),
+}
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError("NaN and Infinity are not JSON")
+
+
+class StrictJSONParser(BaseParser):
+    """JSON without NaN or Infinity, parsed from the bytes in one call."""
+
+    media_type = "application/json"
+
+    def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
+        try:
+            return json.loads(stream.read(), parse_constant=_reject_constant)
+        except (ValueError, UnicodeDecodeError) as exc:
+            raise ParseError("The body is not valid JSON.") from exc
+
+
+def _refuse_unreadable_body(request: Request) -> Response | None:
+    """415 unless JSON; 413 when the declared or the actual body is over the cap, before parsing."""
+    media_type = request.content_type.split(";", 1)[0].strip().lower()
+    if media_type != "application/json":
+        return api_error(
+            "The body must be JSON sent with content-type: application/json.",
+            status_code=status.HTTP_415_UNSUPPORTED_MEDIA_TYPE,
+        )
+    limit = settings.INGEST_MAX_BODY_BYTES
+    too_large = api_error(
+        f"The body is larger than {limit} bytes; send fewer rows per request.",
+        status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+    )
+    try:
+        declared = int(request.META.get("CONTENT_LENGTH") or 0)
+    except ValueError:
+        declared = 0
+    if declared > limit:
+        return too_large
+    if len(request._request.body) > limit:
+        return too_large
+    return None
+
+
+def _refuse_invalid(validation: Validation) -> Response:
+    if validation.too_many_rows:
+        return api_error(
+            f"The request holds more than {settings.INGEST_MAX_ROWS} rows; send them in smaller batches.",
+            status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+        )
+    errors: list[ContractError] = validation.errors
+    count = len(errors)
+    sentence = "1 value breaks" if count == 1 else f"{count} values break"
+    shown = "" if count <= MAX_ERRORS_LISTED else f" (the first {MAX_ERRORS_LISTED} are listed)"
+    return api_error(
+        f"{sentence} the contribution contract{shown}; nothing was stored.",
+        errors=[error.as_dict() for error in errors[:MAX_ERRORS_LISTED]],
+    )
+
+
+class ContributeApi(APIView):
+    parser_classes = (StrictJSONParser,)
+    throttle_classes = (AddressRateThrottle,)
+
+    @extend_schema(
+        operation_id="contribute",
+        summary="Contribute cycles",
+        description="The contribution envelope of the contract (schemas 1, 2 and 3). All rows are stored or none.",
+        request=serializers.EnvelopeSerializer,
+        responses={202: serializers.ContributionAcceptedSerializer, **ERROR_RESPONSES},
+    )
+    def post(self, request: Request) -> Response:
+        refusal = _refuse_unreadable_body(request)
+        if refusal is not None:
+            return refusal
+        data = request.data
+        install = parse_install(data.get("install")) if isinstance(data, dict) else None
+        if install is not None:
+            throttle = InstallRateThrottle(install_hash(install))
+            if not throttle.allow_request(request, self):
+                self.throttled(request, throttle.wait() or 1)
+        now = timezone.now()
+        validation = validate_envelope(data, now=now, max_rows=settings.INGEST_MAX_ROWS)
+        if validation.envelope is None or not validation.is_valid:
+            return _refuse_invalid(validation)
+        try:
+            result = contribute(envelope=validation.envelope, now=now)
+        except InstallRetractedError:
+            return api_error(RETRACTED_SENTENCE, status_code=status.HTTP_410_GONE)
+        body = {
+            "accepted": result.accepted,
+            "inserted": result.inserted,
+            "updated": result.updated,
+            "unchanged": result.unchanged,
+            "snapshot": newest_snapshot_id(),
+        }
+        return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+class PreviewApi(APIView):
+    parser_classes = (StrictJSONParser,)
+    throttle_classes = (AddressRateThrottle,)
+
+    @extend_schema(
+        operation_id="contribute_preview",
+        summary="Check a contribution without storing it",
+        description="The same checks as a contribution; answers the rows as they would be stored. Writes nothing.",
+        request=serializers.EnvelopeSerializer,
+        responses={200: serializers.PreviewSerializer, **ERROR_RESPONSES},
+    )
+    def post(self, request: Request) -> Response:
+        refusal = _refuse_unreadable_body(request)
+        if refusal is not None:
+            return refusal
+        validation = validate_envelope(request.data, now=timezone.now(), max_rows=settings.INGEST_MAX_ROWS)
+        if validation.envelope is None or not validation.is_valid:
+            return _refuse_invalid(validation)
+        envelope = validation.envelope
+        if preview(envelope=envelope).retracted:
+            return api_error(RETRACTED_SENTENCE, status_code=status.HTTP_410_GONE)
+        body = {
+            "accepted": len(envelope.rows),
+            "schema": envelope.schema,
+            "extractor": envelope.extractor,
+            "generated": envelope.generated,
+            "rows": envelope.rows,
+        }
+        return Response(body, status=status.HTTP_200_OK)
+
+
+class RetractApi(APIView):
+    parser_classes = (StrictJSONParser,)
+    throttle_classes = (AddressRateThrottle,)
+
+    @extend_schema(
+        operation_id="contribute_retract",
+        summary="Retract an install",
+        description="Deletes every cycle of the install and refuses its later contributions (410). Idempotent.",
+        request=serializers.RetractRequestSerializer,
+        responses={200: serializers.RetractedSerializer, **ERROR_RESPONSES},
+    )
+    def post(self, request: Request) -> Response:
+        refusal = _refuse_unreadable_body(request)
+        if refusal is not None:
+            return refusal
+        data = request.data
+        install = parse_install(data.get("install")) if isinstance(data, dict) and set(data) == {"install"} else None
+        if install is None:
+            return api_error(
+                'The body must be {"install": "<uuid>"}.',
+                errors=[{"row": None, "col": "install", "message": "must be a UUID"}],
+            )
+        deleted = retract(install=install, now=timezone.now())
+        return Response({"deleted": deleted}, status=status.HTTP_200_OK)
+
+
+class StatsApi(APIView):
+    @extend_schema(
+        operation_id="stats",
+        summary="Public pool counts",
+        responses={200: serializers.StatsSerializer},
+    )
+    def get(self, request: Request) -> Response:
+        counts = pool_counts()
+        body = {
+            "cycles": counts.cycles,
+            "judged": counts.judged,
+            "contributors": counts.contributors,
+            "snapshot": newest_snapshot_id(),
+            "generated": timezone.now(),
+        }
+        return Response(body)
+
+
+def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
+    """Unknown paths under /api/v1/ answer in the API's JSON error shape, not the site's HTML page."""
+    return JsonResponse({"error": "There is no such API endpoint.", "errors": []}, status=status.HTTP_404_NOT_FOUND)

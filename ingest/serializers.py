@@ -1,0 +1,108 @@
+"""Shapes of the API's bodies, for the OpenAPI schema only.
+
+The envelope itself is checked by ingest.contract (positional rows do not fit a serializer);
+these classes exist so /api/schema/ and /api/docs/ describe every request and answer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from drf_spectacular.utils import inline_serializer
+from rest_framework import serializers
+
+from ingest.columns import SCHEMA_3_COLUMNS
+
+
+class EnvelopeSerializer(serializers.Serializer[Any]):
+    schema = serializers.ChoiceField(choices=[1, 2, 3], help_text="Contract schema: 1, 2 or 3.")
+    extractor = serializers.CharField(help_text="Client version, [0-9][0-9A-Za-z.+-]{0,31}.")
+    install = serializers.UUIDField(help_text="Random id of the installation; only a keyed hash of it is stored.")
+    generated = serializers.DateTimeField(help_text="UTC time the rows were extracted; at most 5 minutes ahead.")
+    cols = serializers.ListField(
+        child=serializers.CharField(),
+        help_text="Exactly the schema's column list; schema 3: " + " ".join(SCHEMA_3_COLUMNS),
+    )
+    rows = serializers.ListField(
+        child=serializers.ListField(child=serializers.JSONField()),
+        help_text="At most 20,000 rows, each exactly len(cols) JSON scalars in the order of cols.",
+    )
+
+
+class ContractErrorSerializer(serializers.Serializer[Any]):
+    row = serializers.IntegerField(allow_null=True, help_text="0-based index into rows; null for the envelope.")
+    col = serializers.CharField(allow_null=True, help_text="Contract column or envelope key at fault.")
+    message = serializers.CharField(help_text="What the rule wants; never the rejected value.")
+
+
+# Built inline: a declared field named `errors` would shadow Serializer.errors.
+ErrorSerializer = inline_serializer(
+    name="Error",
+    fields={
+        "error": serializers.CharField(help_text="One sentence a client can show."),
+        "errors": ContractErrorSerializer(many=True),
+    },
+)
+
+
+class ContributionAcceptedSerializer(serializers.Serializer[Any]):
+    accepted = serializers.IntegerField()
+    inserted = serializers.IntegerField()
+    updated = serializers.IntegerField()
+    unchanged = serializers.IntegerField(help_text="Same facts, or a stored copy from a later `generated`.")
+    snapshot = serializers.CharField(allow_null=True, help_text="Id of the newest published ranking snapshot.")
+
+
+class CycleSerializer(serializers.Serializer[Any]):
+    """A normalized row as it would be stored, with readable field names."""
+
+    cycle_key = serializers.CharField()
+    day = serializers.DateField()
+    model = serializers.CharField()
+    provider = serializers.CharField()
+    role = serializers.IntegerField()
+    planner_model = serializers.CharField()
+    planner_provider = serializers.CharField()
+    builder_model = serializers.CharField()
+    builder_provider = serializers.CharField()
+    human_turns = serializers.IntegerField()
+    assistant_steps = serializers.IntegerField()
+    edits = serializers.IntegerField()
+    edit_paths = serializers.IntegerField()
+    edit_errors = serializers.IntegerField()
+    cost_usd = serializers.FloatField()
+    shipped = serializers.IntegerField()
+    active_hours = serializers.FloatField()
+    verified = serializers.IntegerField()
+    intervened = serializers.IntegerField()
+    step_seconds_median = serializers.FloatField()
+    ship_status = serializers.IntegerField()
+    effort = serializers.CharField()
+    planner_effort = serializers.CharField()
+    builder_effort = serializers.CharField()
+    harness = serializers.CharField()
+    harness_version = serializers.CharField()
+
+
+class PreviewSerializer(serializers.Serializer[Any]):
+    accepted = serializers.IntegerField()
+    schema = serializers.IntegerField()
+    extractor = serializers.CharField()
+    generated = serializers.DateTimeField()
+    rows = CycleSerializer(many=True)
+
+
+class RetractRequestSerializer(serializers.Serializer[Any]):
+    install = serializers.UUIDField()
+
+
+class RetractedSerializer(serializers.Serializer[Any]):
+    deleted = serializers.IntegerField(help_text="Cycles deleted by this request (0 when already retracted).")
+
+
+class StatsSerializer(serializers.Serializer[Any]):
+    cycles = serializers.IntegerField()
+    judged = serializers.IntegerField(help_text="Cycles with a > 0, tedits > 0 and tpaths = 1 (scoring spec A1).")
+    contributors = serializers.IntegerField(help_text="Installs with cycles that have not retracted.")
+    snapshot = serializers.CharField(allow_null=True)
+    generated = serializers.DateTimeField()

@@ -1,0 +1,178 @@
+"""Writes of the ingest: storing a validated contribution, retracting an install.
+
+Every write runs in one transaction with a constant number of statements, whatever the
+batch size: the contributor row is upserted (which also locks it, so two requests of one
+install run one after the other and neither loses nor double counts a row), the stored
+copies of the batch's keys are fetched in one query, new rows go in with one INSERT and
+changed ones with one UPDATE.
+"""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.db import connection, models, transaction
+
+from ingest.columns import FACT_FIELDS
+from ingest.contract import Envelope
+from ingest.models import Contributor, Cycle, Receipt, install_hash
+
+
+class InstallRetractedError(Exception):
+    """The install asked for its data to be deleted; nothing more is accepted from it."""
+
+
+@dataclass(frozen=True, slots=True)
+class ContributionResult:
+    accepted: int
+    inserted: int
+    updated: int
+    unchanged: int
+
+
+def _queue_recompute() -> None:
+    from leaderboard.services import request_recompute
+
+    request_recompute()
+
+
+def _lock_contributor(*, digest: str, now: datetime) -> Contributor:
+    """Create or touch the contributor and hold its row lock until the transaction ends."""
+    Contributor.objects.bulk_create(
+        [Contributor(install_hash=digest, first_seen=now, last_seen=now)],
+        update_conflicts=True,
+        unique_fields=["install_hash"],
+        update_fields=["last_seen"],
+    )
+    return Contributor.objects.only("id", "retracted_at").get(install_hash=digest)
+
+
+def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
+    """Store a validated contribution: insert new cycles, update changed ones, never regress.
+
+    A stored copy from a later `generated` than this request's is left as it is. Raises
+    InstallRetractedError (and writes nothing) when the install has retracted.
+    """
+    digest = install_hash(envelope.install)
+    generated = envelope.generated
+    with transaction.atomic():
+        contributor = _lock_contributor(digest=digest, now=now)
+        if contributor.is_retracted:
+            raise InstallRetractedError
+        stored = {
+            values[0]: values
+            for values in Cycle.objects.filter(
+                contributor_id=contributor.id, cycle_key__in=[row["cycle_key"] for row in envelope.rows]
+            ).values_list("cycle_key", "id", "generated", *FACT_FIELDS)
+        }
+        new_cycles: list[Cycle] = []
+        # (id, row): rows whose stored copy is rewritten, and which of them count as updated.
+        rewrites: list[tuple[int, dict[str, Any]]] = []
+        updated = unchanged = 0
+        for row in envelope.rows:
+            copy = stored.get(row["cycle_key"])
+            if copy is None:
+                new_cycles.append(Cycle(contributor_id=contributor.id, generated=generated, received_at=now, **row))
+                continue
+            if copy[2] > generated:
+                unchanged += 1
+                continue
+            same_facts = all(row[name] == value for name, value in zip(FACT_FIELDS, copy[3:], strict=True))
+            if same_facts:
+                unchanged += 1
+                # Same facts from a later extraction: move `generated` on, so an older request
+                # that arrives late cannot roll these facts back.
+                if copy[2] < generated:
+                    rewrites.append((copy[1], row))
+            else:
+                updated += 1
+                rewrites.append((copy[1], row))
+        if new_cycles:
+            Cycle.objects.bulk_create(new_cycles)
+        if rewrites:
+            _rewrite_cycles(rewrites, generated=generated, now=now)
+        inserted = len(new_cycles)
+        Receipt.objects.create(
+            received_at=now,
+            schema=envelope.schema,
+            extractor=envelope.extractor,
+            accepted=len(envelope.rows),
+            inserted=inserted,
+            updated=updated,
+            unchanged=unchanged,
+        )
+        if inserted or updated:
+            transaction.on_commit(_queue_recompute)
+    return ContributionResult(accepted=len(envelope.rows), inserted=inserted, updated=updated, unchanged=unchanged)
+
+
+def _rewrite_cycles(rewrites: list[tuple[int, dict[str, Any]]], *, generated: datetime, now: datetime) -> None:
+    """Overwrite the facts of stored cycles in one statement."""
+    if connection.vendor != "postgresql":
+        cycles = [Cycle(id=pk, generated=generated, received_at=now, **row) for pk, row in rewrites]
+        Cycle.objects.bulk_update(cycles, [*FACT_FIELDS, "generated", "received_at"])
+        return
+    # One UPDATE ... FROM unnest(arrays): a statement whose size does not grow with the
+    # number of fields times rows, unlike bulk_update's CASE expressions.
+    meta = Cycle._meta
+    quote = connection.ops.quote_name
+    fields = [field for name in FACT_FIELDS if isinstance(field := meta.get_field(name), models.Field)]
+    arrays: list[list[Any]] = [[pk for pk, _ in rewrites]]
+    arrays += [[row[f.name] for _, row in rewrites] for f in fields]
+    casts = [f"%s::{_column_type(field)}[]" for field in [meta.pk, *fields]]
+    columns = [str(f.column) for f in fields]
+    names = ["id", *columns]
+    assignments = [f"{quote(column)} = v.{quote(column)}" for column in columns]
+    assignments += [f"{quote('generated')} = %s", f"{quote('received_at')} = %s"]
+    # Identifiers come from the model's meta and are quoted; every value is a bound parameter.
+    sql = (
+        f"UPDATE {quote(meta.db_table)} AS c SET {', '.join(assignments)} "  # noqa: S608
+        f"FROM unnest({', '.join(casts)}) AS v({', '.join(quote(n) for n in names)}) "
+        f"WHERE c.{quote('id')} = v.{quote('id')}"
+    )
+    with connection.cursor() as cursor:
+        cursor.execute(sql, [generated, now, *arrays])
+
+
+def _column_type(field: models.Field[Any, Any] | None) -> str:
+    column_type = field.db_type(connection) if field is not None else None
+    if column_type is None:
+        raise TypeError("every rewritten column needs a database type")
+    return column_type
+
+
+def retract(*, install: uuid.UUID, now: datetime) -> int:
+    """Delete every cycle of an install and remember its hash so later contributions get 410.
+
+    Idempotent: a second retraction deletes nothing and returns 0.
+    """
+    digest = install_hash(install)
+    with transaction.atomic():
+        Contributor.objects.bulk_create(
+            [Contributor(install_hash=digest, first_seen=now, last_seen=now, retracted_at=now)],
+            update_conflicts=True,
+            unique_fields=["install_hash"],
+            update_fields=["last_seen"],
+        )
+        contributor = Contributor.objects.only("id", "retracted_at").get(install_hash=digest)
+        deleted, _ = Cycle.objects.filter(contributor_id=contributor.id).delete()
+        if contributor.retracted_at is None:
+            Contributor.objects.filter(id=contributor.id).update(retracted_at=now)
+        if deleted:
+            transaction.on_commit(_queue_recompute)
+    return deleted
+
+
+@dataclass(frozen=True, slots=True)
+class PreviewResult:
+    accepted: int
+    retracted: bool
+
+
+def preview(*, envelope: Envelope) -> PreviewResult:
+    """What a contribution would meet, without writing: only whether its install has retracted."""
+    retracted = Contributor.objects.filter(install_hash=install_hash(envelope.install), retracted_at__isnull=False)
+    return PreviewResult(accepted=len(envelope.rows), retracted=retracted.exists())

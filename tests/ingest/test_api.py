@@ -1,0 +1,393 @@
+"""The ingest endpoints over HTTP, against real PostgreSQL and the configured cache."""
+
+from __future__ import annotations
+
+import json
+import uuid
+from datetime import UTC, datetime, timedelta
+
+import pytest
+from django.db import connection
+from django.test import override_settings
+from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
+
+from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MISSING, FACT_FIELDS
+from ingest.models import Contributor, Cycle, Receipt, install_hash
+from leaderboard.models import Snapshot
+from tests.ingest.conftest import CONTRIBUTE, STATS, Api, stored_counts
+from tests.ingest.envelopes import cycle_facts, envelope, with_cell
+from tests.ingest.rules import ALL_RULES, Rule
+
+pytestmark = pytest.mark.django_db
+
+
+def stored_facts(install: str) -> dict[str, dict[str, object]]:
+    rows = Cycle.objects.filter(contributor__install_hash=install_hash(uuid.UUID(install)))
+    return {row["cycle_key"]: row for row in rows.values("cycle_key", *FACT_FIELDS)}
+
+
+@pytest.mark.parametrize("schema", [1, 2, 3])
+def test_it_accepts_a_plugin_envelope_of_each_schema(api: Api, schema: int) -> None:
+    rows = [cycle_facts(i) for i in range(12)]
+    body = envelope(rows, schema=schema)
+    assert body["cols"] == list(COLUMNS_BY_SCHEMA[schema])
+
+    response = api.contribute(body)
+
+    assert response.status_code == 202
+    assert response.json() == {"accepted": 12, "inserted": 12, "updated": 0, "unchanged": 0, "snapshot": None}
+    stored = stored_facts(body["install"])
+    assert sorted(stored) == sorted(row["cycle_key"] for row in rows)
+    for facts in rows:
+        row = stored[facts["cycle_key"]]
+        for col in COLUMNS_BY_SCHEMA[3]:
+            expected = facts[col] if col in COLUMNS_BY_SCHEMA[schema] else DEFAULTS_FOR_MISSING[col]
+            if col == "day":
+                assert str(row["day"]) == expected
+            elif col in ("tcost", "thrs", "latmed"):
+                assert row[CONTRACT_TO_FIELD[col]] == pytest.approx(expected, abs=0.005)
+            elif col != "cycle_key":
+                assert row[CONTRACT_TO_FIELD[col]] == expected
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
+def test_it_refuses_each_broken_rule_with_400_and_stores_nothing(api: Api, rule: Rule) -> None:
+    api.contribute(envelope(2))
+    before = stored_counts()
+
+    response = api.contribute(rule.change(envelope(3)))
+
+    assert response.status_code == 400
+    body = response.json()
+    assert set(body) == {"error", "errors"}
+    assert body["error"].endswith("nothing was stored.")
+    assert [(e["row"], e["col"]) for e in body["errors"]] == [(rule.row, rule.col)]
+    assert stored_counts() == before
+    if rule.secret is not None:
+        assert rule.secret.lower() not in response.content.decode().lower()
+
+
+def test_it_stores_nothing_when_one_row_of_a_thousand_is_bad(api: Api) -> None:
+    body = with_cell(envelope(1000), 999, "model", "ses_0123")
+
+    response = api.contribute(body)
+
+    assert response.status_code == 400
+    assert response.json()["errors"] == [
+        {"row": 999, "col": "model", "message": response.json()["errors"][0]["message"]}
+    ]
+    assert stored_counts() == (0, 0, 0)
+
+
+def test_it_lists_at_most_a_hundred_errors_and_says_how_many(api: Api) -> None:
+    body = envelope(150)
+    for row in range(150):
+        body = with_cell(body, row, "u", -1)
+
+    response = api.contribute(body)
+
+    assert response.status_code == 400
+    assert response.json()["error"].startswith("150 values break the contribution contract")
+    assert len(response.json()["errors"]) == 100
+
+
+def test_it_counts_a_resend_unchanged_and_a_changed_row_updated(api: Api) -> None:
+    install = str(uuid.uuid4())
+    rows = [cycle_facts(i, tship=0) for i in range(1, 5)]
+    first = datetime.now(UTC) - timedelta(hours=2)
+    assert api.contribute(envelope(rows, install=install, generated=first)).json()["inserted"] == 4
+
+    resend = api.contribute(envelope(rows, install=install, generated=first + timedelta(minutes=1)))
+    rows[1] = {**rows[1], "tship": 1}
+    landed = api.contribute(envelope([*rows, cycle_facts(9)], install=install, generated=first + timedelta(minutes=2)))
+
+    assert resend.status_code == 202
+    assert resend.json() | {"snapshot": None} == {
+        "accepted": 4,
+        "inserted": 0,
+        "updated": 0,
+        "unchanged": 4,
+        "snapshot": None,
+    }
+    assert landed.json() | {"snapshot": None} == {
+        "accepted": 5,
+        "inserted": 1,
+        "updated": 1,
+        "unchanged": 3,
+        "snapshot": None,
+    }
+    assert stored_facts(install)[rows[1]["cycle_key"]]["shipped"] == 1
+    assert Cycle.objects.count() == 5
+
+
+def test_it_never_regresses_a_row_stored_from_a_later_extraction(api: Api) -> None:
+    install = str(uuid.uuid4())
+    now = datetime.now(UTC)
+    newer = cycle_facts(4, tship=1)
+    older = cycle_facts(4, tship=0)
+    api.contribute(envelope([newer], install=install, generated=now - timedelta(minutes=1)))
+
+    late = api.contribute(envelope([older], install=install, generated=now - timedelta(minutes=30)))
+
+    assert late.json()["unchanged"] == 1 and late.json()["updated"] == 0
+    assert stored_facts(install)[newer["cycle_key"]]["shipped"] == 1
+    stored = Cycle.objects.get(cycle_key=newer["cycle_key"])
+    assert stored.generated > timezone.now() - timedelta(minutes=2)
+
+
+def test_it_moves_generated_on_for_unchanged_rows_so_a_late_older_copy_cannot_win(api: Api) -> None:
+    install = str(uuid.uuid4())
+    now = datetime.now(UTC)
+    shipped = cycle_facts(4, tship=1)
+    api.contribute(envelope([shipped], install=install, generated=now - timedelta(hours=3)))
+    api.contribute(envelope([shipped], install=install, generated=now - timedelta(hours=1)))
+
+    late = api.contribute(envelope([{**shipped, "tship": 0}], install=install, generated=now - timedelta(hours=2)))
+
+    assert late.json()["unchanged"] == 1
+    assert stored_facts(install)[shipped["cycle_key"]]["shipped"] == 1
+
+
+def test_it_keeps_the_rows_of_two_installs_apart(api: Api) -> None:
+    rows = [cycle_facts(i) for i in range(3)]
+
+    first = api.contribute(envelope(rows))
+    second = api.contribute(envelope(rows))
+
+    assert first.json()["inserted"] == second.json()["inserted"] == 3
+    assert Contributor.objects.count() == 2 and Cycle.objects.count() == 6
+
+
+def test_it_writes_a_receipt_per_accepted_request_without_an_address(api: Api) -> None:
+    api.contribute(envelope(3, extractor="26.9.1"), REMOTE_ADDR="203.0.113.9")
+
+    receipt = Receipt.objects.get()
+
+    assert (receipt.schema, receipt.extractor, receipt.accepted, receipt.inserted) == (3, "26.9.1", 3, 3)
+    assert "203.0.113.9" not in json.dumps(list(Receipt.objects.values()), default=str)
+
+
+def test_it_answers_the_newest_published_snapshot(api: Api) -> None:
+    snapshots = [
+        Snapshot.objects.create(
+            created_at=timezone.now(), cycles=0, judged=0, contributors=0, fingerprint=str(n), document={}
+        )
+        for n in range(2)
+    ]
+
+    response = api.contribute(envelope(1))
+
+    assert response.json()["snapshot"] == str(snapshots[-1].id)
+
+
+def test_it_retracts_an_install_and_refuses_it_afterwards_with_410(api: Api) -> None:
+    install = str(uuid.uuid4())
+    api.contribute(envelope(7, install=install))
+    api.contribute(envelope([cycle_facts(50)]))
+
+    retracted = api.retract(install.upper())
+    again = api.retract(install)
+    later = api.contribute(envelope(2, install=install))
+    preview = api.preview(envelope(2, install=install))
+
+    assert (retracted.status_code, retracted.json()) == (200, {"deleted": 7})
+    assert (again.status_code, again.json()) == (200, {"deleted": 0})
+    assert later.status_code == 410 and "retracted" in later.json()["error"]
+    assert preview.status_code == 410
+    assert Cycle.objects.count() == 1
+    assert Contributor.objects.get(install_hash=install_hash(uuid.UUID(install))).is_retracted
+
+
+def test_it_remembers_a_retraction_of_an_install_never_seen(api: Api) -> None:
+    install = str(uuid.uuid4())
+
+    assert api.retract(install).json() == {"deleted": 0}
+    assert api.contribute(envelope(1, install=install)).status_code == 410
+    assert Cycle.objects.count() == 0
+
+
+@pytest.mark.parametrize("body", [{}, {"install": "nope"}, {"install": str(uuid.uuid4()), "extra": 1}, [1]])
+def test_it_refuses_a_retraction_without_exactly_an_install(api: Api, body: object) -> None:
+    response = api.post("/api/v1/contributions/retract", body)
+
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["col"] == "install"
+
+
+def test_it_previews_readable_rows_and_writes_nothing(api: Api) -> None:
+    body = envelope([cycle_facts(3, model="Claude-Opus-5", tcost=1.234567)], schema=2)
+
+    response = api.preview(body)
+
+    assert response.status_code == 200
+    preview = response.json()
+    assert (preview["accepted"], preview["schema"], preview["extractor"]) == (1, 2, "26.9.0")
+    row = preview["rows"][0]
+    assert (row["model"], row["cost_usd"], row["harness"], row["effort"]) == ("claude-opus-5", 1.2346, "opencode", "")
+    assert row["human_turns"] == cycle_facts(3)["u"] and "u" not in row
+    assert "install" not in preview
+    assert stored_counts() == (0, 0, 0)
+
+
+def test_it_previews_with_the_same_checks(api: Api) -> None:
+    response = api.preview(with_cell(envelope(3), 2, "tcost", -5))
+
+    assert response.status_code == 400
+    assert response.json()["errors"][0] == {
+        "row": 2,
+        "col": "tcost",
+        "message": "must be a finite number from 0 to 5000",
+    }
+
+
+@override_settings(INGEST_RATE_PER_INSTALL="2/minute", INGEST_RATE_PER_ADDRESS="1000/minute")
+def test_it_throttles_an_install_with_429_and_retry_after(api: Api) -> None:
+    install = str(uuid.uuid4())
+    answers = [api.contribute(envelope(1, install=install)).status_code for _ in range(2)]
+
+    throttled = api.contribute(envelope(1, install=install))
+    other_install = api.contribute(envelope(1))
+
+    assert answers == [202, 202]
+    assert throttled.status_code == 429
+    assert 0 < int(throttled["Retry-After"]) <= 60
+    assert throttled.json()["error"].startswith("Too many requests")
+    assert other_install.status_code == 202
+    assert Receipt.objects.count() == 3
+
+
+@override_settings(INGEST_RATE_PER_INSTALL="1000/minute", INGEST_RATE_PER_ADDRESS="3/minute")
+def test_it_throttles_a_client_address_across_installs(api: Api) -> None:
+    answers = [api.contribute(envelope(1), REMOTE_ADDR="198.51.100.7").status_code for _ in range(4)]
+    elsewhere = api.contribute(envelope(1), REMOTE_ADDR="198.51.100.8")
+
+    assert answers == [202, 202, 202, 429]
+    assert elsewhere.status_code == 202
+
+
+@override_settings(INGEST_RATE_PER_ADDRESS="2/minute")
+def test_it_keeps_no_address_in_the_throttle_cache(api: Api) -> None:
+    from django.core.cache import cache
+
+    api.contribute(envelope(1), REMOTE_ADDR="198.51.100.77")
+
+    keys = [str(key) for key in cache._cache.get_client().keys("*")] if hasattr(cache, "_cache") else []
+    assert keys, "the throttle counter should be in the shared cache"
+    assert not [key for key in keys if "198.51.100.77" in key]
+
+
+def test_it_refuses_a_body_over_eight_megabytes_with_413(api: Api) -> None:
+    # A valid one-row envelope padded with whitespace: only its size is wrong.
+    raw = json.dumps(envelope(1)) + " " * (8 * 1024 * 1024)
+
+    response = api.contribute(raw)
+
+    assert response.status_code == 413
+    assert "larger than" in response.json()["error"]
+    assert stored_counts() == (0, 0, 0)
+
+
+def test_it_refuses_a_declared_length_over_the_cap_before_reading(api: Api) -> None:
+    response = api.contribute(envelope(1), CONTENT_LENGTH=str(9 * 1024 * 1024))
+
+    assert response.status_code == 413
+
+
+def test_it_refuses_more_than_twenty_thousand_rows_with_413(api: Api) -> None:
+    body = envelope(1)
+    body["rows"] = [[]] * 20_001
+
+    response = api.contribute(body)
+
+    assert response.status_code == 413
+    assert "20000 rows" in response.json()["error"]
+    assert stored_counts() == (0, 0, 0)
+
+
+def test_it_accepts_exactly_twenty_thousand_rows(api: Api) -> None:
+    response = api.contribute(envelope(20_000))
+
+    assert response.status_code == 202
+    assert response.json()["inserted"] == 20_000
+
+
+def test_it_refuses_a_body_that_is_not_json_content_with_415(api: Api) -> None:
+    response = api.client.post(CONTRIBUTE, data=json.dumps(envelope(1)), content_type="text/plain")
+
+    assert response.status_code == 415
+    assert set(response.json()) == {"error", "errors"}
+
+
+@pytest.mark.parametrize("raw", ["{not json", '{"schema": NaN}', '{"schema": Infinity}', "\xff\xfe"])
+def test_it_refuses_a_body_that_does_not_parse_with_400(api: Api, raw: str) -> None:
+    response = api.contribute(raw)
+
+    assert response.status_code == 400
+    assert response.json() == {"error": "The body is not valid JSON.", "errors": []}
+
+
+def test_it_keeps_only_the_keyed_hash_of_an_install_in_any_table(api: Api) -> None:
+    install = str(uuid.uuid4())
+    api.contribute(envelope(5, install=install.upper()))
+    api.preview(envelope(5, install=install))
+    api.retract(str(uuid.uuid4()))
+
+    dump = []
+    with connection.cursor() as cursor:
+        for table in connection.introspection.table_names():
+            cursor.execute(f'SELECT row_to_json(t)::text FROM "{table}" AS t')  # noqa: S608
+            dump += [row[0] for row in cursor.fetchall()]
+    text = "\n".join(dump).lower()
+
+    assert install_hash(uuid.UUID(install)) in text
+    assert install.lower() not in text
+    assert install.replace("-", "").lower() not in text
+
+
+def test_it_writes_a_thousand_rows_in_as_many_statements_as_ten(api: Api) -> None:
+    def statements(rows: int) -> int:
+        install = str(uuid.uuid4())
+        api.contribute(envelope(rows, install=install, generated=datetime.now(UTC) - timedelta(hours=1)))
+        changed = [cycle_facts(i, tabort=1 - cycle_facts(i)["tabort"]) for i in range(rows)]
+        with CaptureQueriesContext(connection) as captured:
+            response = api.contribute(envelope([*changed, cycle_facts(rows + 1)], install=install))
+        assert response.json()["updated"] == rows and response.json()["inserted"] == 1
+        return len(captured.captured_queries)
+
+    assert statements(10) == statements(1000)
+    assert statements(1000) <= 12
+
+
+def test_it_counts_the_pool_in_stats(api: Api) -> None:
+    judged = [cycle_facts(i, tedits=2, tpaths=1, a=5) for i in range(4)]
+    unjudged = [cycle_facts(10, tedits=0, teerr=0, tpaths=0, tship=0, tver=0), cycle_facts(11, a=0)]
+    api.contribute(envelope(judged + unjudged))
+    gone = str(uuid.uuid4())
+    api.contribute(envelope([cycle_facts(20)], install=gone))
+    api.retract(gone)
+
+    stats = api.client.get(STATS).json()
+
+    assert (stats["cycles"], stats["judged"], stats["contributors"], stats["snapshot"]) == (6, 4, 1, None)
+    assert abs(datetime.fromisoformat(stats["generated"]) - datetime.now(UTC)) < timedelta(minutes=1)
+
+
+def test_it_answers_unknown_api_paths_and_methods_in_json(api: Api) -> None:
+    missing = api.client.get("/api/v1/nothing-here")
+    wrong_method = api.client.get(CONTRIBUTE)
+
+    assert missing.status_code == 404 and set(missing.json()) == {"error", "errors"}
+    assert wrong_method.status_code == 405 and set(wrong_method.json()) == {"error", "errors"}
+
+
+def test_it_documents_every_endpoint_in_the_openapi_schema(api: Api) -> None:
+    schema = api.client.get("/api/schema/", HTTP_ACCEPT="application/vnd.oai.openapi+json")
+    docs = api.client.get("/api/docs/")
+
+    assert schema.status_code == 200 and docs.status_code == 200
+    paths = json.loads(schema.content)["paths"]
+    for path in ("contributions", "contributions/preview", "contributions/retract", "stats"):
+        assert f"/api/v1/{path}" in paths
+    assert "202" in paths["/api/v1/contributions"]["post"]["responses"]
+    assert "/api/v1/{path}" not in paths

@@ -1,0 +1,124 @@
+"""The contract's checks on their own: pure Python, no database."""
+
+from __future__ import annotations
+
+import json
+import time
+from datetime import UTC, date, datetime, timedelta
+
+import pytest
+
+from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MISSING
+from ingest.contract import Validation, privacy_problem, validate_envelope
+from tests.ingest.envelopes import cycle_facts, envelope, published_vocabulary, with_cell
+from tests.ingest.rules import ALL_RULES, Rule
+
+MAX_ROWS = 20_000
+
+
+def validate(body: object) -> Validation:
+    return validate_envelope(body, now=datetime.now(UTC), max_rows=MAX_ROWS)
+
+
+@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
+def test_it_rejects_each_broken_rule_and_points_at_it(rule: Rule) -> None:
+    result = validate_envelope(rule.change(envelope(3)), now=datetime.now(UTC), max_rows=MAX_ROWS)
+
+    assert result.envelope is None
+    assert not result.is_valid
+    assert [(e.row, e.col) for e in result.errors] == [(rule.row, rule.col)]
+    if rule.secret is not None:
+        assert all(rule.secret.lower() not in e.message.lower() for e in result.errors)
+
+
+@pytest.mark.parametrize("schema", [1, 2, 3])
+def test_it_accepts_each_schema_and_fills_missing_columns(schema: int) -> None:
+    rows = [cycle_facts(i) for i in range(5)]
+    result = validate_envelope(envelope(rows, schema=schema), now=datetime.now(UTC), max_rows=MAX_ROWS)
+
+    assert result.is_valid and result.envelope is not None
+    stored = result.envelope.rows
+    assert len(stored) == 5
+    for facts, row in zip(rows, stored, strict=True):
+        for col in COLUMNS_BY_SCHEMA[3]:
+            field = CONTRACT_TO_FIELD[col]
+            if col not in COLUMNS_BY_SCHEMA[schema]:
+                assert row[field] == DEFAULTS_FOR_MISSING[col]
+            elif col == "day":
+                assert row[field] == date.fromisoformat(facts[col])
+            elif col in ("tcost", "thrs"):
+                assert row[field] == round(facts[col], 4)
+            elif col == "latmed":
+                assert row[field] == round(facts[col], 2)
+            else:
+                assert row[field] == facts[col]
+
+
+def test_it_lowercases_and_trims_tokens_and_rounds_numbers() -> None:
+    body = envelope(
+        [cycle_facts(1, model="  Claude-Opus-4.7 ", prov="Anthropic", bv="HIGH", tcost=1.234567, thrs=2.00016)]
+    )
+    body = with_cell(body, 0, "latmed", 12.345)
+
+    result = validate(body)
+
+    assert result.envelope is not None
+    row = result.envelope.rows[0]
+    assert (row["model"], row["provider"], row["builder_effort"]) == ("claude-opus-4.7", "anthropic", "high")
+    assert (row["cost_usd"], row["active_hours"], row["step_seconds_median"]) == (1.2346, 2.0002, 12.35)
+
+
+def test_it_accepts_the_boundaries_of_every_range() -> None:
+    tomorrow = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
+    edge = cycle_facts(
+        2, day=tomorrow, u=2000, a=50000, tedits=20000, teerr=20000, tcost=5000, thrs=72, latmed=600, tshipe=0
+    )
+    low = cycle_facts(3, day="2024-01-01", u=0, a=0, tedits=0, teerr=0, tpaths=0, tship=0, tver=0, tcost=0, thrs=0)
+    low["latmed"] = -1
+    result = validate(envelope([edge, low]))
+
+    assert result.is_valid, result.errors
+
+
+def test_it_accepts_uppercase_installs_and_a_generated_time_just_inside_the_tolerance() -> None:
+    body = envelope(2)
+    body["install"] = body["install"].upper()
+    body["generated"] = (datetime.now(UTC) + timedelta(minutes=4)).isoformat().replace("+00:00", "Z")
+
+    assert validate(body).is_valid
+
+
+def test_it_flags_too_many_rows_before_reading_them() -> None:
+    body = envelope(1)
+    body["rows"] = [["not", "a", "row"]] * (MAX_ROWS + 1)
+
+    result = validate_envelope(body, now=datetime.now(UTC), max_rows=MAX_ROWS)
+
+    assert result.too_many_rows and result.envelope is None
+
+
+def test_it_reports_every_bad_row_not_just_the_first() -> None:
+    body = envelope(6)
+    for row in (1, 3, 5):
+        body = with_cell(body, row, "role", 9)
+
+    result = validate(body)
+
+    assert [(e.row, e.col) for e in result.errors] == [(1, "role"), (3, "role"), (5, "role")]
+
+
+def test_it_passes_the_published_model_and_effort_names() -> None:
+    models, efforts = published_vocabulary()
+
+    assert len(models) > 5
+    assert [name for name in (*models, *efforts) if privacy_problem(name) is not None] == []
+
+
+def test_it_validates_twenty_thousand_rows_within_a_second() -> None:
+    body = json.loads(json.dumps(envelope(MAX_ROWS)))
+    started = time.perf_counter()
+
+    result = validate(body)
+
+    assert result.is_valid
+    assert time.perf_counter() - started < 1.0

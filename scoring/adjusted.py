@@ -40,7 +40,7 @@ LOG_SD_PRIOR_SD = 1.0
 REQUIRED_COLUMNS = ("contributor", "shipped", "ship_status", "assistant_steps", "edits", "edit_paths")
 
 _NEWTON_MAX_STEPS = 100
-_NEWTON_TOLERANCE = 1e-9
+_NEWTON_TOLERANCE = 1e-8
 
 
 @dataclass(frozen=True)
@@ -92,7 +92,11 @@ class _Mode:
 
     effects: np.ndarray
     log_marginal: float
-    top_block_inverse: np.ndarray  # the (β0, a) block of the inverse negative Hessian
+    schur_cholesky: tuple[np.ndarray, bool]  # of the negative Hessian's Schur complement on (β0, a)
+
+    def top_block_sds(self) -> np.ndarray:
+        """Posterior sds of (β0, a): the inverse Schur complement is exactly that block of the inverse Hessian."""
+        return np.sqrt(np.diag(linalg.cho_solve(self.schur_cholesky, np.eye(len(self.schur_cholesky[0])))))
 
 
 class _CrossedLogit:
@@ -127,17 +131,18 @@ class _CrossedLogit:
         u = self.warm_start.copy()
         objective = self._log_joint(u, precision)
         for _ in range(_NEWTON_MAX_STEPS):
-            step, cho, d_c = self._newton_step(u, precision)
-            scale = 1.0
-            while True:
-                candidate = u + scale * step
-                candidate_objective = self._log_joint(candidate, precision)
-                if candidate_objective >= objective - 1e-12 * abs(objective) or scale < 1e-6:
-                    break
-                scale /= 2
-            u, objective = candidate, candidate_objective
-            if np.max(np.abs(scale * step)) < _NEWTON_TOLERANCE:
+            step, _, _ = self._newton_step(u, precision)
+            if np.max(np.abs(step)) < _NEWTON_TOLERANCE:
                 break
+            # The log joint is strictly concave, so a full Newton step can only overshoot far from the mode: halve it
+            # until it does not lose (beyond rounding).
+            floor = objective - 1e-12 * max(1.0, abs(objective))
+            scale = 1.0
+            while (candidate := self._log_joint(u + scale * step, precision)) < floor and scale > 1e-8:
+                scale /= 2
+            if candidate < floor:
+                raise FitFailed("the inner Newton solve stalled")
+            u, objective = u + scale * step, candidate
         else:
             raise FitFailed("the inner Newton solve did not converge")
         _, cho, d_c = self._newton_step(u, precision)
@@ -150,7 +155,7 @@ class _CrossedLogit:
             - 0.5 * log_det
             - 0.5 * (log_sd_pairing**2 + log_sd_contributor**2) / LOG_SD_PRIOR_SD**2
         )
-        return _Mode(effects=u, log_marginal=log_marginal, top_block_inverse=linalg.cho_solve(cho, np.eye(self.n_top)))
+        return _Mode(effects=u, log_marginal=log_marginal, schur_cholesky=cho)
 
     def _newton_step(
         self, u: np.ndarray, precision: np.ndarray
@@ -289,7 +294,7 @@ def fit_pairing_effects(cycles: pd.DataFrame, *, labels: pd.Series | np.ndarray,
     except (FitFailed, ArithmeticError, ValueError, linalg.LinAlgError) as error:
         return _unavailable(separable, str(error) if isinstance(error, FitFailed) else f"the fit failed ({error})")
     pairing_means = mode.effects[1 : 1 + len(pairings)]
-    pairing_sds = np.sqrt(np.diag(mode.top_block_inverse)[1:])
+    pairing_sds = mode.top_block_sds()[1:]
     share = var_contributor / (var_contributor + var_pairing)
     if not (np.all(np.isfinite(pairing_means)) and np.all(np.isfinite(pairing_sds)) and math.isfinite(share)):
         return _unavailable(separable, "the fit produced non-finite numbers")

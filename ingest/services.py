@@ -34,6 +34,8 @@ class ContributionResult:
 
 
 def _queue_recompute() -> None:
+    # Registered robust: the rows are committed by then, so a broker that is down must not turn
+    # the answer into an error that makes the client resend; the scheduled recompute catches up.
     from leaderboard.services import request_recompute
 
     request_recompute()
@@ -105,7 +107,7 @@ def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
             unchanged=unchanged,
         )
         if inserted or updated:
-            transaction.on_commit(_queue_recompute)
+            transaction.on_commit(_queue_recompute, robust=True)
     return ContributionResult(accepted=len(envelope.rows), inserted=inserted, updated=updated, unchanged=unchanged)
 
 
@@ -162,7 +164,7 @@ def retract(*, install: uuid.UUID, now: datetime) -> int:
         if contributor.retracted_at is None:
             Contributor.objects.filter(id=contributor.id).update(retracted_at=now)
         if deleted:
-            transaction.on_commit(_queue_recompute)
+            transaction.on_commit(_queue_recompute, robust=True)
     return deleted
 
 

@@ -36,8 +36,27 @@ CONTRACT_TO_FIELD: Final[dict[str, str]] = {
 }
 FIELD_TO_CONTRACT: Final[dict[str, str]] = {v: k for k, v in CONTRACT_TO_FIELD.items()}
 
-SCHEMA_1_COLUMNS: Final[tuple[str, ...]] = tuple(
-    "cycle_key day model prov role pm pp bm bp u a tedits tpaths teerr tcost tship thrs tver tabort latmed".split()
+SCHEMA_1_COLUMNS: Final[tuple[str, ...]] = (
+    "cycle_key",
+    "day",
+    "model",
+    "prov",
+    "role",
+    "pm",
+    "pp",
+    "bm",
+    "bp",
+    "u",
+    "a",
+    "tedits",
+    "tpaths",
+    "teerr",
+    "tcost",
+    "tship",
+    "thrs",
+    "tver",
+    "tabort",
+    "latmed",
 )
 SCHEMA_2_COLUMNS: Final[tuple[str, ...]] = (*SCHEMA_1_COLUMNS, "tshipe")
 SCHEMA_3_COLUMNS: Final[tuple[str, ...]] = (*SCHEMA_2_COLUMNS, "variant", "pv", "bv", "harness", "hversion")

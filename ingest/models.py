@@ -110,3 +110,6 @@ class Receipt(models.Model):
 
     class Meta:
         ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return f"receipt {self.id}: {self.accepted} rows"

@@ -1,0 +1,58 @@
+"""Tie-aware ranks (scoring spec B1) and the caveats on every row (B2)."""
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from scoring.shapes import DOMINATED_SHARE, THIN_BELOW, Flag
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+
+def interval_ranks(lo: FloatArray, hi: FloatArray) -> IntArray:
+    """1 + the number of groups whose interval lower bound is above this group's upper bound."""
+    return 1 + (lo[None, :] > hi[:, None]).sum(axis=1).astype(np.int64)
+
+
+def point_ranks(scores: FloatArray) -> IntArray:
+    """Without intervals: 1 + the number of groups with a strictly higher score (equal scores tie)."""
+    return 1 + (scores[None, :] > scores[:, None]).sum(axis=1).astype(np.int64)
+
+
+@dataclass(frozen=True)
+class Contributorship:
+    contributors: IntArray  # distinct contributors per group
+    top_share: FloatArray  # the largest contributor's share of the group's cycles, 0..1
+
+
+def contributorship(codes: IntArray, contributor_code: IntArray, groups: int, contributors: int) -> Contributorship:
+    """Per group (cycle codes, -1 outside the view), how many contributors and how concentrated."""
+    member = codes >= 0
+    group, who = codes[member], contributor_code[member]
+    sizes = np.bincount(group, minlength=groups)
+    width = max(contributors, 1)
+    if groups * width <= 20_000_000:
+        per_pair = np.bincount(group * width + who, minlength=groups * width).reshape(groups, width)
+        distinct = (per_pair > 0).sum(axis=1).astype(np.int64)
+        largest = per_pair.max(axis=1, initial=0)
+    else:
+        pairs, pair_counts = np.unique(group * width + who, return_counts=True)
+        distinct = np.bincount(pairs // width, minlength=groups).astype(np.int64)
+        largest = np.zeros(groups, dtype=np.int64)
+        np.maximum.at(largest, pairs // width, pair_counts)
+    top_share = np.where(sizes > 0, largest / np.maximum(sizes, 1), 0.0)
+    return Contributorship(contributors=distinct, top_share=top_share)
+
+
+def flags(hjudged: int, contributors: int, top_share: float) -> list[Flag]:
+    """B2: thin (< 30 judged), one-contributor, dominated (largest contributor >= 80%)."""
+    out: list[Flag] = []
+    if hjudged < THIN_BELOW:
+        out.append("thin")
+    if contributors == 1:
+        out.append("one-contributor")
+    if top_share >= DOMINATED_SHARE:
+        out.append("dominated")
+    return out

@@ -1,0 +1,328 @@
+"""The entry points the service calls: the whole pool document, one view's bootstrap, a comparison."""
+
+import math
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from datetime import UTC, date, datetime
+from typing import Any
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from scoring.bootstrap import bootstrap_scores, percentile_interval, view_rng
+from scoring.caveats import contributorship, flags, interval_ranks, point_ranks
+from scoring.judged import Contributions, JudgedCycles, contributions, judged_in_scope
+from scoring.scorecard import PointScorecard, point_scorecard
+from scoring.shapes import (
+    AXIS_NAMES,
+    DEFAULT_FAMILY_PATTERN,
+    EVIDENCE_K,
+    MIN_JUDGED,
+    PAIRING_VIEWS,
+    SCHEMA,
+    SHIP_JUDGED,
+    SHIP_PENDING,
+    SHIP_UNSHIPPABLE,
+    SPAN,
+    TIER_NAMES,
+    VIEWS,
+    WEIGHTS_LABEL,
+    ProvisionalRow,
+    S,
+    ViewMeta,
+    ViewName,
+)
+from scoring.views import Grouping, view_groupings
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+# Views are independent (one random stream each): two run at once on the two cores.
+VIEW_WORKERS = 2
+
+
+@dataclass(frozen=True)
+class ScoringConfig:
+    resamples: int = 200
+    seed: int = 20260909
+    min_judged: int = MIN_JUDGED
+    evidence_k: int = EVIDENCE_K
+    family_pattern: str = DEFAULT_FAMILY_PATTERN
+
+
+class GroupNotRanked(ValueError):
+    """A comparison named a group that is not ranked in that view and scope."""
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """The judged cycles in scope, canonically ordered, with what every stage reads."""
+
+    judged: JudgedCycles
+    contributions: Contributions
+    groupings: dict[ViewName, Grouping]
+
+
+def prepare(cycles: pd.DataFrame, config: ScoringConfig, since: date | None, until: date | None) -> Prepared:
+    judged = judged_in_scope(cycles, since, until)
+    return Prepared(judged, contributions(judged), view_groupings(judged, config.family_pattern))
+
+
+@dataclass(frozen=True)
+class ViewResult:
+    scorecard: PointScorecard
+    samples: FloatArray | None  # (resamples, ranked groups) scoreAdj, None without bootstrap
+
+
+def score_view(prepared: Prepared, view: ViewName, config: ScoringConfig) -> ViewResult:
+    grouping = prepared.groupings[view]
+    card = point_scorecard(grouping, prepared.contributions, config.min_judged, config.evidence_k)
+    samples = None
+    if config.resamples > 0:
+        samples = bootstrap_scores(
+            grouping.codes,
+            card.ranked,
+            prepared.contributions,
+            resamples=config.resamples,
+            rng=view_rng(config.seed, VIEWS.index(view)),
+            evidence_k=config.evidence_k,
+        )
+    return ViewResult(card, samples)
+
+
+def _number(x: float) -> float | None:
+    """A JSON number, or None for null (NaN) and for infinities."""
+    value = float(x)
+    return value if math.isfinite(value) else None
+
+
+def _axes(row: FloatArray) -> dict[str, float | None]:
+    return {name: _number(row[i]) for i, name in enumerate(AXIS_NAMES)}
+
+
+def _evidence(row: FloatArray) -> dict[str, int]:
+    return {name: int(row[i]) for i, name in enumerate(AXIS_NAMES)}
+
+
+def _tiers(row: FloatArray) -> dict[str, float]:
+    return {name: float(row[i]) for i, name in enumerate(TIER_NAMES)}
+
+
+def _counts_meta(judged: JudgedCycles, rows: IntArray | None = None) -> dict[str, Any]:
+    """Counts over the judged cycles (or those at `rows`): B2's meta."""
+
+    def column(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
+        return values if rows is None else values[rows]
+
+    status = column(judged.numbers["ship_status"])
+    days = column(judged.day)
+    return {
+        "judged": len(status),
+        "shipped": int((column(judged.numbers["shipped"]) == 1).sum()),
+        "shipJudged": int((status == SHIP_JUDGED).sum()),
+        "pending": int((status == SHIP_PENDING).sum()),
+        "unshippable": int((status == SHIP_UNSHIPPABLE).sum()),
+        "contributors": int(np.count_nonzero(np.bincount(column(judged.contributor_code)))),
+        "start": str(days.min()) if len(days) else None,
+        "end": str(days.max()) if len(days) else None,
+    }
+
+
+def _view_meta(judged: JudgedCycles, rows: IntArray, config: ScoringConfig) -> ViewMeta:
+    counts = _counts_meta(judged, rows)
+    return ViewMeta(
+        judged=counts["judged"],
+        shipped=counts["shipped"],
+        shipJudged=counts["shipJudged"],
+        pending=counts["pending"],
+        unshippable=counts["unshippable"],
+        contributors=counts["contributors"],
+        start=counts["start"],
+        end=counts["end"],
+        minJudged=config.min_judged,
+        evidenceK=config.evidence_k,
+        weights=WEIGHTS_LABEL,
+    )
+
+
+def view_document(prepared: Prepared, result: ViewResult, config: ScoringConfig) -> dict[str, Any]:
+    """One view shaped as the published pool.json view, plus intervals, ranks and caveats."""
+    card = result.scorecard
+    grouping = card.grouping
+    judged = prepared.judged
+    codes = grouping.codes
+    groups = len(grouping.labels)
+    member = codes >= 0
+    who = contributorship(codes, judged.contributor_code, groups, judged.contributors)
+    first_day = np.full(groups, np.iinfo(np.int64).max, dtype=np.int64)
+    np.minimum.at(first_day, codes[member], judged.day[member].astype(np.int64))
+    ranked_ids = np.flatnonzero(card.ranked)
+    fin = card.finished
+    interval: tuple[FloatArray, FloatArray] | None = None
+    if result.samples is not None and len(ranked_ids):
+        interval = percentile_interval(result.samples)
+        ranks = interval_ranks(*interval)
+    else:
+        ranks = point_ranks(fin.score_adj)
+    # Ids number the ranked groups by first appearance (then label), as the published card does.
+    appearance = sorted(range(len(ranked_ids)), key=lambda i: (first_day[i], grouping.labels[ranked_ids[i]]))
+    group_id = {i: f"g{n}" for n, i in enumerate(appearance)}
+    rows: list[dict[str, Any]] = []
+    for i, g in enumerate(ranked_ids):
+        sums = card.sums[g]
+        row: dict[str, Any] = {
+            "id": group_id[i],
+            "label": grouping.labels[g],
+            "hue": grouping.hues[g],
+            "hjudged": int(sums[S["hjudged"]]),
+            "hshipped": int(sums[S["hshipped"]]),
+            "hshipJudged": int(sums[S["hshipJudged"]]),
+            "raw": _axes(card.raw[g]),
+            "adj": _axes(fin.adj[i]),
+            "ev": _evidence(card.evidence[g]),
+            "tiers": _tiers(fin.tiers[i]),
+            "tiersAdj": _tiers(fin.tiers_adj[i]),
+            "imputed": [name for t, name in enumerate(TIER_NAMES) if fin.imputed[i, t]],
+            "score": float(fin.score[i]),
+            "scoreAdj": float(fin.score_adj[i]),
+            "ci": None if interval is None else [float(interval[0][i]), float(interval[1][i])],
+            "rank": int(ranks[i]),
+            "contributors": int(who.contributors[g]),
+            "top_share": float(who.top_share[g]),
+            "flags": flags(int(sums[S["hjudged"]]), int(who.contributors[g]), float(who.top_share[g])),
+        }
+        if grouping.planners is not None and grouping.builders is not None:
+            row["planner"] = grouping.planners[g]
+            row["builder"] = grouping.builders[g]
+        rows.append(row)
+    rows.sort(key=lambda r: (-float(r["scoreAdj"]), str(r["label"])))
+    provisional = [
+        ProvisionalRow(label=grouping.labels[g], hjudged=int(card.sums[g, S["hjudged"]]), raw=_axes(card.raw[g]))
+        for g in np.flatnonzero(~card.ranked)
+    ]
+    provisional.sort(key=lambda r: (-r["hjudged"], r["label"]))
+    return {
+        "groups": rows,
+        "pool": _axes(card.pool),
+        "span": SPAN,
+        "provisional": provisional,
+        "meta": _view_meta(judged, np.flatnonzero(member), config),
+    }
+
+
+def _score_views(prepared: Prepared, config: ScoringConfig, views: tuple[ViewName, ...]) -> dict[ViewName, ViewResult]:
+    if config.resamples == 0 or len(views) == 1:
+        return {view: score_view(prepared, view, config) for view in views}
+    with ThreadPoolExecutor(max_workers=VIEW_WORKERS) as pool:
+        futures = {view: pool.submit(score_view, prepared, view, config) for view in views}
+        return {view: future.result() for view, future in futures.items()}
+
+
+def compute_document(
+    cycles: pd.DataFrame,
+    config: ScoringConfig = ScoringConfig(),  # frozen, so one shared default is safe
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    generated: str | None = None,
+) -> dict[str, Any]:
+    """Score all six views of the cycles in scope: a JSON-ready document shaped as pool.json.
+
+    `cycles` holds one row per stored cycle (judged or not) of non-retracted contributors,
+    with the columns scoring.CYCLE_COLUMNS.
+    """
+    prepared = prepare(cycles, config, since, until)
+    results = _score_views(prepared, config, VIEWS)
+    counts = _counts_meta(prepared.judged)
+    meta = {
+        "generated": generated or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "start": counts["start"],
+        "end": counts["end"],
+        "judged": counts["judged"],
+        "shipped": counts["shipped"],
+        "shipJudged": counts["shipJudged"],
+        "pending": counts["pending"],
+        # The published scorecard's name for the unshippable count; both keys are kept.
+        "impossible": counts["unshippable"],
+        "unshippable": counts["unshippable"],
+        "contributors": counts["contributors"],
+        "schema": SCHEMA,
+        "minJudged": config.min_judged,
+        "evidenceK": config.evidence_k,
+        "weights": WEIGHTS_LABEL,
+        "resamples": config.resamples,
+        "seed": config.seed,
+        "since": since.isoformat() if since else None,
+        "until": until.isoformat() if until else None,
+    }
+    return {"meta": meta, "views": {view: view_document(prepared, results[view], config) for view in VIEWS}}
+
+
+def bootstrap_samples(
+    cycles: pd.DataFrame,
+    config: ScoringConfig = ScoringConfig(),  # frozen, so one shared default is safe
+    *,
+    view: ViewName,
+    since: date | None = None,
+    until: date | None = None,
+) -> dict[str, list[float]]:
+    """The scoreAdj bootstrap samples of every ranked group of one view, by label.
+
+    The same draws as compute_document makes for that view and scope.
+    """
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}")
+    prepared = prepare(cycles, config, since, until)
+    result = score_view(prepared, view, config)
+    labels = [prepared.groupings[view].labels[g] for g in np.flatnonzero(result.scorecard.ranked)]
+    if result.samples is None:
+        return {label: [] for label in labels}
+    return {label: result.samples[:, i].tolist() for i, label in enumerate(labels)}
+
+
+def compare_groups(
+    cycles: pd.DataFrame,
+    config: ScoringConfig = ScoringConfig(),  # frozen, so one shared default is safe
+    *,
+    view: ViewName,
+    label_a: str,
+    label_b: str,
+    since: date | None = None,
+    until: date | None = None,
+) -> dict[str, Any]:
+    """scoreAdj(A) - scoreAdj(B) with its bootstrap 95% interval and how often A beats B.
+
+    Uses the draws of the view's own bootstrap (the pool recomputed per resample), so the
+    comparison agrees with the intervals on the ranking page.
+    """
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}")
+    prepared = prepare(cycles, config, since, until)
+    result = score_view(prepared, view, config)
+    card = result.scorecard
+    ranked_labels = [card.grouping.labels[g] for g in np.flatnonzero(card.ranked)]
+    for label in (label_a, label_b):
+        if label not in ranked_labels:
+            raise GroupNotRanked(f"{label!r} is not a ranked group of the {view} view in this scope")
+    a, b = ranked_labels.index(label_a), ranked_labels.index(label_b)
+    difference = float(card.finished.score_adj[a] - card.finished.score_adj[b])
+    out: dict[str, Any] = {
+        "view": view,
+        "a": label_a,
+        "b": label_b,
+        "scoreAdj_a": float(card.finished.score_adj[a]),
+        "scoreAdj_b": float(card.finished.score_adj[b]),
+        "difference": difference,
+        "ci": None,
+        "a_beats_b": None,
+        "resamples": config.resamples,
+        "seed": config.seed,
+        "pairing": view in PAIRING_VIEWS,
+    }
+    if result.samples is not None:
+        diffs = result.samples[:, a] - result.samples[:, b]
+        lo, hi = np.percentile(diffs, [2.5, 97.5])
+        out["ci"] = [float(lo), float(hi)]
+        out["a_beats_b"] = float((diffs > 0).mean())
+    return out

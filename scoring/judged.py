@@ -1,0 +1,176 @@
+"""From stored cycles to judged cycles in scope, in canonical order, and their contributions (A1, A2)."""
+
+from dataclasses import dataclass
+from datetime import date
+from typing import Any, Final
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from scoring.shapes import CYCLE_COLUMNS, SUMS, S
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+_EMPTY_DAY = np.array([], dtype="datetime64[D]")
+
+
+def missing_columns(cycles: pd.DataFrame) -> list[str]:
+    return [name for name in CYCLE_COLUMNS if name not in cycles.columns]
+
+
+def days_of(cycles: pd.DataFrame) -> npt.NDArray[np.datetime64]:
+    """The `day` column as datetime64[D], whether it holds dates, datetimes or strings."""
+    if len(cycles) == 0:
+        return _EMPTY_DAY
+    return np.asarray(pd.to_datetime(cycles["day"]).to_numpy(dtype="datetime64[ns]").astype("datetime64[D]"))
+
+
+def judged_mask(cycles: pd.DataFrame) -> BoolArray:
+    """A1: a cycle is judged when a > 0, tedits > 0 and tpaths = 1."""
+    return np.asarray(
+        (cycles["assistant_steps"].to_numpy() > 0)
+        & (cycles["edits"].to_numpy() > 0)
+        & (cycles["edit_paths"].to_numpy() == 1)
+    )
+
+
+def scope_mask(days: npt.NDArray[np.datetime64], since: date | None, until: date | None) -> BoolArray:
+    """Days inside [since, until], both inclusive; an open end is unbounded."""
+    mask = np.ones(len(days), dtype=np.bool_)
+    if since is not None:
+        mask &= days >= np.datetime64(since, "D")
+    if until is not None:
+        mask &= days <= np.datetime64(until, "D")
+    return mask
+
+
+def _key_words(cycle_keys: npt.NDArray[Any]) -> tuple[npt.NDArray[np.uint64], npt.NDArray[np.uint64]]:
+    """A cycle key (16 hex digits) as two big-endian words: they sort as the keys do, fast."""
+    fixed = np.asarray(cycle_keys, dtype="S16")
+    words = fixed.view(">u8").reshape(len(fixed), 2) if len(fixed) else np.zeros((0, 2), dtype=">u8")
+    return words[:, 0].astype(np.uint64), words[:, 1].astype(np.uint64)
+
+
+@dataclass(frozen=True)
+class Names:
+    """A text column as codes into its sorted distinct values (so codes never depend on row order)."""
+
+    codes: IntArray
+    values: list[str]
+
+    def nonempty(self) -> BoolArray:
+        filled = np.array([value != "" for value in self.values], dtype=np.bool_)
+        return filled[self.codes] if len(self.values) else np.zeros(len(self.codes), dtype=np.bool_)
+
+
+def _names(column: pd.Series, rows: IntArray) -> Names:
+    codes, uniques = pd.factorize(column, sort=True)
+    return Names(codes=np.asarray(codes, dtype=np.int64)[rows], values=[str(u) for u in uniques])
+
+
+@dataclass(frozen=True)
+class JudgedCycles:
+    """The judged cycles in scope as arrays, in canonical order (contributor, day, cycle_key).
+
+    The canonical order makes everything downstream, the bootstrap included, independent
+    of the order the caller's rows came in.
+    """
+
+    contributor: IntArray
+    contributor_code: IntArray  # 0..contributors-1, for counting per group
+    contributors: int
+    day: npt.NDArray[np.datetime64]
+    numbers: dict[str, npt.NDArray[Any]]  # the numeric columns, by stored name
+    names: dict[str, Names]  # model, effort and the planner's and builder's model and effort
+
+    def __len__(self) -> int:
+        return len(self.contributor)
+
+
+NUMBER_COLUMNS: Final = (
+    "human_turns",
+    "assistant_steps",
+    "edits",
+    "edit_errors",
+    "cost_usd",
+    "shipped",
+    "active_hours",
+    "verified",
+    "intervened",
+    "step_seconds_median",
+    "ship_status",
+)
+NAME_COLUMNS: Final = ("model", "effort", "planner_model", "planner_effort", "builder_model", "builder_effort")
+
+
+def judged_in_scope(cycles: pd.DataFrame, since: date | None = None, until: date | None = None) -> JudgedCycles:
+    """A1: the judged cycles whose day is in [since, until]."""
+    absent = missing_columns(cycles)
+    if absent:
+        raise ValueError(f"cycles lack the columns {absent}")
+    days = days_of(cycles)
+    keep = np.flatnonzero(judged_mask(cycles) & scope_mask(days, since, until))
+    contributor = cycles["contributor"].to_numpy(dtype=np.int64)[keep]
+    high, low = _key_words(cycles["cycle_key"].to_numpy(dtype=object)[keep])
+    order = np.lexsort((low, high, days[keep], contributor))
+    rows = keep[order]
+    ids, contributor_code = np.unique(contributor[order], return_inverse=True)
+    return JudgedCycles(
+        contributor=contributor[order],
+        contributor_code=contributor_code.ravel().astype(np.int64),
+        contributors=len(ids),
+        day=days[rows],
+        numbers={name: cycles[name].to_numpy()[rows] for name in NUMBER_COLUMNS},
+        names={name: _names(cycles[name], rows) for name in NAME_COLUMNS},
+    )
+
+
+@dataclass(frozen=True)
+class Contributions:
+    """What each judged cycle adds to its group's sums (N x S), and its latency pair."""
+
+    values: FloatArray  # (N, S), rows gathered per group by the bootstrap
+    columns: FloatArray  # (S, N), the same laid out by sum, for the point estimate's bincounts
+    latency: FloatArray  # latmed, < 0 when the cycle has none
+    steps: IntArray  # a: the latency weight
+    latency_order: IntArray  # the cycles that have a latency, sorted by it (sorted once for all views)
+
+
+def contributions(judged: JudgedCycles) -> Contributions:
+    """A2 per cycle; summing rows over a group gives the group's sums."""
+    number = judged.numbers
+    u = number["human_turns"].astype(np.float64)
+    shipped = number["shipped"] == 1
+    cost = number["cost_usd"].astype(np.float64)
+    has_planner = judged.names["planner_model"].nonempty()
+    columns = {
+        "hjudged": np.ones(len(judged)),
+        "hshipJudged": number["ship_status"] == 0,
+        "hshipped": shipped,
+        "hshippedCosted": shipped & (cost > 0),
+        "huShip": np.where(shipped, u, 0),
+        "hhrsShip": np.where(shipped, number["active_hours"].astype(np.float64), 0),
+        "hcostShip": np.where(shipped, cost, 0),
+        "hone": shipped & ((u == 1) | (has_planner & (u <= 2))),
+        "hedits": number["edits"],
+        "hteerr": number["edit_errors"],
+        "hver": number["verified"] == 1,
+        "habort": number["intervened"] == 1,
+        "hu": u,
+    }
+    # Filled column by column (each write contiguous), then laid out by row for gathering.
+    by_column = np.empty((len(SUMS), len(judged)))
+    for name, column in columns.items():
+        by_column[S[name]] = column
+    latency = number["step_seconds_median"].astype(np.float64)
+    with_latency = np.flatnonzero(latency >= 0)
+    return Contributions(
+        values=np.ascontiguousarray(by_column.T),
+        columns=by_column,
+        latency=latency,
+        steps=number["assistant_steps"].astype(np.int64),
+        latency_order=with_latency[np.argsort(latency[with_latency], kind="stable")].astype(np.int64),
+    )

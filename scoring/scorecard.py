@@ -1,0 +1,142 @@
+"""One view's scorecard: sums per group, raw axes, the pool and finishing (scoring spec A2-A5).
+
+The point estimate sums straight from each cycle's group code. The bootstrap needs the
+cycles of the ranked groups laid out by group (GroupedCycles) so that a resample is a
+matrix of counts against them.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from scoring.finishing import Finished, finish
+from scoring.judged import Contributions
+from scoring.shapes import EVIDENCE_K, MIN_JUDGED, SUMS, S
+from scoring.sums import LatencyBags, evidence, pool_axes, raw_axes, weighted_medians
+from scoring.views import Grouping
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
+
+def _stable_order_by(codes: IntArray, groups: int) -> IntArray:
+    """Stable argsort of small group codes (a radix sort when they fit 16 bits)."""
+    small = codes.astype(np.uint16) if groups <= 2**16 else codes
+    return np.argsort(small, kind="stable").astype(np.int64)
+
+
+def _bounds(sizes: IntArray) -> IntArray:
+    return np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+
+
+def _members(codes: IntArray, keep: BoolArray) -> BoolArray:
+    """The cycles whose group is kept (a code of -1 is outside the view)."""
+    member = codes >= 0
+    member[member] = keep[codes[member]]
+    return member
+
+
+def group_bags(codes: IntArray, keep: BoolArray, contributions: Contributions) -> tuple[IntArray, IntArray]:
+    """The kept groups' latency bags: cycle positions sorted by group then latency, and each bag's bounds.
+
+    The cycles come in latency order (sorted once for all views); a stable sort by group
+    keeps that order inside each bag.
+    """
+    order = contributions.latency_order
+    by_latency = order[_members(codes, keep)[order]]
+    rows = by_latency[_stable_order_by(codes[by_latency], len(keep))]
+    sizes = np.bincount(codes[rows], minlength=len(keep))[keep]
+    return rows, _bounds(sizes)
+
+
+def pool_bag_rows(codes: IntArray, keep: BoolArray, contributions: Contributions) -> IntArray:
+    """All kept groups' latency pairs together, in latency order: the pool's bag (A4)."""
+    order = contributions.latency_order
+    return order[_members(codes, keep)[order]]
+
+
+@dataclass(frozen=True)
+class PointScorecard:
+    """Every group of a view at its point estimate; finishing is for the ranked groups only."""
+
+    grouping: Grouping
+    sums: FloatArray  # (G, S)
+    raw: FloatArray  # (G, A)
+    evidence: FloatArray  # (G, A)
+    ranked: BoolArray  # (G,)
+    pool: FloatArray  # (A,)
+    finished: Finished  # over the ranked groups, in group order
+
+
+def point_scorecard(
+    grouping: Grouping, contributions: Contributions, min_judged: int = MIN_JUDGED, evidence_k: int = EVIDENCE_K
+) -> PointScorecard:
+    codes = grouping.codes
+    groups = len(grouping.labels)
+    member = codes >= 0
+    in_view = codes[member]
+    sums = np.empty((groups, len(SUMS)))
+    for s in range(len(SUMS)):
+        sums[:, s] = np.bincount(in_view, weights=contributions.columns[s][member], minlength=groups)
+    everyone = np.ones(groups, dtype=np.bool_)
+    bag_rows, bag_bounds = group_bags(codes, everyone, contributions)
+    latency = weighted_medians(contributions.latency[bag_rows], contributions.steps[bag_rows], bag_bounds)[0]
+    raw = raw_axes(sums, latency)
+    ev = evidence(sums)
+    ranked = sums[:, S["hjudged"]] >= min_judged
+    pool_rows = pool_bag_rows(codes, ranked, contributions)
+    pool_latency = weighted_medians(
+        contributions.latency[pool_rows], contributions.steps[pool_rows], np.array([0, len(pool_rows)])
+    )[:, 0]
+    pool = pool_axes(sums[None, ranked, :], pool_latency)[0]
+    finished = finish(raw[ranked], ev[ranked], pool[None, :], evidence_k)
+    return PointScorecard(grouping, sums, raw, ev, ranked, pool, finished)
+
+
+@dataclass(frozen=True)
+class GroupedCycles:
+    """The cycles of a view's ranked groups laid out by group (then canonical order).
+
+    Group g is rows bounds[g]:bounds[g+1]; the bags index into this layout.
+    """
+
+    bounds: IntArray
+    values: FloatArray  # (n, S) contributions
+    bags: LatencyBags  # each group's latency bag
+    pool_bag: LatencyBags  # every cycle with a latency, one segment sorted by latency
+
+
+def grouped_cycles(codes: IntArray, keep: BoolArray, contributions: Contributions) -> GroupedCycles:
+    """Lay out the cycles of the groups in `keep` by group, stable in canonical order."""
+    member = _members(codes, keep)
+    in_view = np.flatnonzero(member)
+    rows = in_view[_stable_order_by(codes[in_view], len(keep))]
+    bounds = _bounds(np.bincount(codes[rows], minlength=len(keep))[keep])
+    position = np.full(len(codes), -1, dtype=np.int64)
+    position[rows] = np.arange(len(rows))
+    bag_rows, bag_bounds = group_bags(codes, keep, contributions)
+    pool_rows = pool_bag_rows(codes, keep, contributions)
+
+    def bag(order_rows: IntArray, bounds: IntArray) -> LatencyBags:
+        return LatencyBags(
+            order=position[order_rows],
+            values=contributions.latency[order_rows],
+            weights=contributions.steps[order_rows],
+            bounds=bounds,
+        )
+
+    return GroupedCycles(
+        bounds=bounds,
+        values=np.take(contributions.values, rows, axis=0),
+        bags=bag(bag_rows, bag_bounds),
+        pool_bag=bag(pool_rows, np.array([0, len(pool_rows)], dtype=np.int64)),
+    )
+
+
+def resampled_pool(sums: FloatArray, cycles: GroupedCycles, counts: IntArray) -> FloatArray:
+    """(B, A) pool of resampled ranked groups: their sums and all their latency pairs together (A4)."""
+    bag = cycles.pool_bag
+    pool_latency = weighted_medians(bag.values, counts[:, bag.order] * bag.weights, bag.bounds)[:, 0]
+    return pool_axes(sums, pool_latency)

@@ -1,0 +1,160 @@
+"""The data shapes and constants of the scoring method, named once (scoring spec A1-A5, B1-B2).
+
+Pure: no Django here. Arrays carry axes in AXES order and sums in SUMS order; a null
+value is NaN inside the engine and None in the published document.
+"""
+
+from dataclasses import dataclass
+from typing import Final, Literal, TypedDict
+
+# The stored field names (ingest.models.Cycle) that the engine reads, in one tuple so the
+# caller can select exactly these in one query.
+CYCLE_COLUMNS: Final[tuple[str, ...]] = (
+    "contributor",
+    "cycle_key",
+    "day",
+    "model",
+    "provider",
+    "role",
+    "planner_model",
+    "planner_provider",
+    "builder_model",
+    "builder_provider",
+    "human_turns",
+    "assistant_steps",
+    "edits",
+    "edit_paths",
+    "edit_errors",
+    "cost_usd",
+    "shipped",
+    "active_hours",
+    "verified",
+    "intervened",
+    "step_seconds_median",
+    "ship_status",
+    "effort",
+    "planner_effort",
+    "builder_effort",
+    "harness",
+    "harness_version",
+)
+
+MIN_JUDGED: Final = 10  # a group is ranked from this many judged cycles (A4)
+EVIDENCE_K: Final = 10  # the pool's weight in shrinkage, in cycles (A5)
+SPAN: Final = 2  # log2 distance that saturates a position: x4 better or worse (A5)
+THIN_BELOW: Final = 30  # B2 flag "thin"
+DOMINATED_SHARE: Final = 0.8  # B2 flag "dominated"
+WEIGHTS_LABEL: Final = "30/20/15/15/10/10"
+SCHEMA: Final = 3
+NO_EFFORT: Final = "(none)"
+PAIR_ARROW: Final = " → "
+DEFAULT_FAMILY_PATTERN: Final = (
+    r"^(claude-(?:opus|sonnet|haiku|fable)|grok|gpt|gemini|minimax|deepseek|muse-spark|big-pickle)"
+)
+
+# Ship status (cycle-record.md, tshipe).
+SHIP_JUDGED: Final = 0
+SHIP_PENDING: Final = 1
+SHIP_UNSHIPPABLE: Final = 2
+
+Better = Literal["higher", "lower"]
+Kind = Literal["odds", "ratio", "err"]
+
+# Per-cycle contributions whose group sums feed the axes (A2), in column order.
+SUMS: Final[tuple[str, ...]] = (
+    "hjudged",
+    "hshipJudged",
+    "hshipped",
+    "hshippedCosted",
+    "huShip",
+    "hhrsShip",
+    "hcostShip",
+    "hone",
+    "hedits",
+    "hteerr",
+    "hver",
+    "habort",
+    "hu",
+)
+S: Final[dict[str, int]] = {name: i for i, name in enumerate(SUMS)}
+
+
+@dataclass(frozen=True)
+class Axis:
+    """One scored axis (A3): how it is read and which sum is its evidence."""
+
+    name: str
+    better: Better
+    kind: Kind
+    evidence: str  # a name in SUMS
+
+
+AXES: Final[tuple[Axis, ...]] = (
+    Axis("shipr", "higher", "odds", "hshipJudged"),
+    Axis("oneshot", "higher", "odds", "hshipped"),
+    Axis("ttss", "lower", "ratio", "hshipped"),
+    Axis("hps", "lower", "ratio", "hshipped"),
+    Axis("dpss", "lower", "ratio", "hshippedCosted"),
+    Axis("eerrp", "lower", "err", "hjudged"),
+    Axis("abortp", "lower", "err", "hjudged"),
+    Axis("verp", "higher", "odds", "hjudged"),
+    Axis("ept", "higher", "ratio", "hjudged"),
+    Axis("lat", "lower", "ratio", "hjudged"),
+)
+AXIS_NAMES: Final[tuple[str, ...]] = tuple(axis.name for axis in AXES)
+A: Final[dict[str, int]] = {name: i for i, name in enumerate(AXIS_NAMES)}
+
+
+@dataclass(frozen=True)
+class Tier:
+    name: str
+    weight: int
+    axes: tuple[str, ...]
+
+
+TIERS: Final[tuple[Tier, ...]] = (
+    Tier("Outcome", 30, ("shipr", "oneshot")),
+    Tier("Cost", 20, ("ttss", "hps", "dpss")),
+    Tier("Precision", 15, ("eerrp", "abortp")),
+    Tier("Discipline", 15, ("verp",)),
+    Tier("Efficiency", 10, ("ept",)),
+    Tier("Latency", 10, ("lat",)),
+)
+TIER_NAMES: Final[tuple[str, ...]] = tuple(tier.name for tier in TIERS)
+IMPUTED_TIER: Final = 50.0  # a tier with no position sits at the pool (A5)
+
+ViewName = Literal["model", "family", "modelEffort", "modelCombo", "famCombo", "modelEffortCombo"]
+VIEWS: Final[tuple[ViewName, ...]] = ("model", "family", "modelEffort", "modelCombo", "famCombo", "modelEffortCombo")
+PAIRING_VIEWS: Final[frozenset[str]] = frozenset({"modelCombo", "famCombo", "modelEffortCombo"})
+
+# Hues of the families seen on the published scorecard, kept so colours match it; any
+# other family gets a hue from a stable hash of its name.
+FAMILY_HUES: Final[dict[str, int]] = {
+    "claude-opus": 55,
+    "claude-sonnet": 160,
+    "claude-fable": 320,
+    "grok": 30,
+    "muse-spark": 350,
+}
+
+Flag = Literal["thin", "one-contributor", "dominated"]
+
+
+class ProvisionalRow(TypedDict):
+    label: str
+    hjudged: int
+    raw: dict[str, float | None]
+
+
+class ViewMeta(TypedDict):
+    judged: int
+    shipped: int
+    shipJudged: int
+    pending: int
+    unshippable: int
+    contributors: int
+    start: str | None
+    end: str | None
+    minJudged: int
+    evidenceK: int
+    weights: str

@@ -1,5 +1,119 @@
 """Writes of the leaderboard: recomputing and publishing ranking snapshots."""
 
+import logging
+import time
+from typing import Any
+
+from django.core.cache import cache
+from django.db import transaction
+from django.utils import timezone
+
+from leaderboard.coordination import coordinator, exclusive
+from leaderboard.models import GroupScore, Snapshot
+from leaderboard.selectors import cycles_fingerprint, cycles_frame, latest_snapshot, scoring_config
+from scoring import compute_document
+
+log = logging.getLogger(__name__)
+
+# Pages cache under this generation; bumping it after each publish retires every old entry.
+GENERATION_KEY = "leaderboard:generation"
+
 
 def request_recompute() -> None:
-    """Ask for a recompute after new data; queued by ingest with transaction.on_commit."""
+    """Ask for a recompute after new data; ingest calls it with transaction.on_commit."""
+    from leaderboard.tasks import recompute_rankings
+
+    coordinator().mark_pending()
+    recompute_rankings.delay()
+
+
+def run_pending_recomputes() -> Snapshot | None:
+    """Recompute while one is owed, unless another worker already is recomputing.
+
+    Returns the last snapshot published here, or None when nothing was owed or the
+    lock was held (its holder does the follow-up).
+    """
+    coord = coordinator()
+    published = None
+    while coord.is_pending():
+        with exclusive(coord) as holding:
+            if not holding:
+                return published
+            while coord.take_pending():
+                published = recompute_snapshot() or published
+        # A request that raised the flag between our last take and the unlock was
+        # refused the lock: the loop picks it up.
+    return published
+
+
+def recompute_snapshot(*, is_demo: bool = False, force: bool = False) -> Snapshot | None:
+    """Score every stored cycle and publish the result as a new snapshot.
+
+    Publishing is one transaction: a recompute that fails or is killed leaves the
+    previous snapshot served. Returns None when the pool is unchanged since the last
+    snapshot (and force is off): equal input, equal rankings.
+    """
+    started = time.perf_counter()
+    config = scoring_config()
+    frame = cycles_frame()
+    log.info("recompute: loaded %d cycles", len(frame))
+    fingerprint = cycles_fingerprint(frame, config)
+    previous = latest_snapshot()
+    if not force and previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo:
+        log.info("recompute: pool unchanged since snapshot %s", previous.id)
+        return None
+    now = timezone.now()
+    document = compute_document(frame, config, generated=now.isoformat().replace("+00:00", "Z"))
+    log.info("recompute: scored in %.1f s", time.perf_counter() - started)
+    snapshot = _publish(document=document, frame_rows=len(frame), fingerprint=fingerprint, is_demo=is_demo, now=now)
+    snapshot.compute_seconds = time.perf_counter() - started
+    Snapshot.objects.filter(id=snapshot.id).update(compute_seconds=snapshot.compute_seconds)
+    log.info("recompute: published snapshot %s", snapshot.id)
+    return snapshot
+
+
+def _publish(*, document: dict[str, Any], frame_rows: int, fingerprint: str, is_demo: bool, now: Any) -> Snapshot:
+    meta = document.get("meta", {})
+    with transaction.atomic():
+        snapshot = Snapshot.objects.create(
+            created_at=now,
+            cycles=frame_rows,
+            judged=int(meta.get("judged") or 0),
+            contributors=int(meta.get("contributors") or 0),
+            fingerprint=fingerprint,
+            is_demo=is_demo,
+            document=document,
+        )
+        GroupScore.objects.bulk_create(
+            [
+                GroupScore(
+                    snapshot=snapshot,
+                    view=view,
+                    label=group["label"],
+                    score_adj=group["scoreAdj"],
+                    ci_lo=(group.get("ci") or [None, None])[0],
+                    ci_hi=(group.get("ci") or [None, None])[1],
+                    rank=group.get("rank"),
+                    hjudged=group["hjudged"],
+                )
+                for view, body in document.get("views", {}).items()
+                for group in body.get("groups", [])
+            ]
+        )
+        transaction.on_commit(bump_generation)
+    return snapshot
+
+
+def bump_generation() -> None:
+    try:
+        cache.incr(GENERATION_KEY)
+    except ValueError:
+        cache.set(GENERATION_KEY, 1, None)
+
+
+def cache_generation() -> int:
+    generation = cache.get(GENERATION_KEY)
+    if generation is None:
+        cache.add(GENERATION_KEY, 1, None)
+        generation = cache.get(GENERATION_KEY, 1)
+    return int(generation)

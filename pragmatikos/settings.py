@@ -11,7 +11,7 @@ from urllib.parse import unquote, urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
-DEVELOPMENT_SECRET_KEY = "development-only-key-never-use-in-production"
+DEVELOPMENT_SECRET_KEY = "development-only-key-never-use-in-production"  # noqa: S105
 
 
 def envstr(name: str, default: str) -> str:
@@ -118,7 +118,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
 CELERY_BEAT_SCHEDULE = {
-    "recompute-rankings": {"task": "leaderboard.tasks.recompute_rankings", "schedule": 600.0},
+    "recompute-rankings": {"task": "leaderboard.tasks.scheduled_recompute", "schedule": 600.0},
 }
 
 REST_FRAMEWORK = {
@@ -153,6 +153,8 @@ SCORING_FAMILY_PATTERN = envstr("SCORING_FAMILY_PATTERN", "")
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
+# Serve straight from the source folders too, so a checkout needs no collectstatic step.
+WHITENOISE_USE_FINDERS = True
 
 USE_TZ = True
 TIME_ZONE = "UTC"

@@ -1,0 +1,198 @@
+"""Recompute benchmark: N generated cycles in PostgreSQL, the full recompute, and a GROUP BY baseline.
+
+    DATABASE_URL=postgresql://postgres@127.0.0.1:5432/pragmatikos .venv/bin/python bench/recompute.py [--cycles N]
+
+Creates a scratch database next to DATABASE_URL's (dropped at the end), loads N cycles
+with COPY, then in a child process times: reading the cycles (one query), point
+scoring of all six views (no bootstrap), the full recompute (six views, B resamples),
+and the peak memory of that child. In the same run it times one PostgreSQL GROUP BY
+computing the modelCombo sums, the baseline the point scoring is compared with.
+"""
+
+import argparse
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+
+REPO = Path(__file__).resolve().parents[1]
+PAIRINGS = [
+    ("claude-opus-4.8", "max", "claude-opus-4.8", "max"),
+    ("claude-opus-5", "max", "claude-opus-5", "max"),
+    ("claude-fable-5", "max", "grok-4.6", "xhigh"),
+    ("claude-fable-5.1", "high", "muse-spark-1.3", "max"),
+    ("gpt-6-astra", "high", "muse-spark-1.3", "max"),
+    ("grok-4.6", "xhigh", "grok-4.6", "xhigh"),
+    ("claude-opus-4.6", "default", "claude-opus-4.6", "max"),
+    ("deepseek-v4", "high", "claude-sonnet-5", "default"),
+    ("gemini-3-pro", "high", "gemini-3-flash", "default"),
+    ("minimax-m3", "", "minimax-m3", ""),
+    ("", "", "", ""),
+]
+# The modelCombo sums of spec A2 in SQL; a plain median stands in for the weighted one.
+GROUP_BY = """
+SELECT planner_model, builder_model, count(*), sum(human_turns), sum(assistant_steps),
+       count(*) FILTER (WHERE ship_status = 0), sum(shipped),
+       count(*) FILTER (WHERE shipped = 1 AND cost_usd > 0), sum(human_turns) FILTER (WHERE shipped = 1),
+       sum(active_hours) FILTER (WHERE shipped = 1), sum(cost_usd) FILTER (WHERE shipped = 1),
+       count(*) FILTER (WHERE shipped = 1 AND (human_turns = 1 OR (planner_model <> '' AND human_turns <= 2))),
+       sum(edits), sum(edit_errors), sum(verified), sum(intervened),
+       percentile_disc(0.5) WITHIN GROUP (ORDER BY step_seconds_median) FILTER (WHERE step_seconds_median >= 0)
+FROM ingest_cycle
+WHERE assistant_steps > 0 AND edits > 0 AND edit_paths = 1 AND planner_model <> '' AND builder_model <> ''
+GROUP BY planner_model, builder_model
+"""
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit(parts._replace(path=f"/{name}"))
+
+
+def generate(conn: psycopg.Connection, cycles: int, contributors: int, seed: int) -> None:
+    rng = random.Random(seed)
+    now = "2026-11-01T00:00:00Z"
+    with conn.cursor() as cur:
+        with cur.copy("COPY ingest_contributor (id, install_hash, first_seen, last_seen) FROM STDIN") as copy:
+            for c in range(1, contributors + 1):
+                copy.write_row((c, f"{rng.getrandbits(256):064x}", now, now))
+        cur.execute("SELECT setval('ingest_contributor_id_seq', %s)", (contributors,))
+        columns = (
+            "contributor_id cycle_key day model provider role planner_model planner_provider builder_model "
+            "builder_provider human_turns assistant_steps edits edit_paths edit_errors cost_usd shipped "
+            "active_hours verified intervened step_seconds_median ship_status effort planner_effort "
+            "builder_effort harness harness_version generated received_at"
+        ).split()
+        with cur.copy(f"COPY ingest_cycle ({', '.join(columns)}) FROM STDIN") as copy:
+            for i in range(cycles):
+                pm, pv, bm, bv = PAIRINGS[min(int(rng.expovariate(0.35)), len(PAIRINGS) - 1)]
+                edits = rng.randint(0, 40)
+                status = 0 if rng.random() < 0.87 else rng.choice((1, 2))
+                shipped = int(edits > 0 and status == 0 and rng.random() < 0.8)
+                copy.write_row(
+                    (
+                        1 + i % contributors,
+                        f"{i:016x}",
+                        f"2026-{1 + i % 10:02d}-{1 + i % 28:02d}",
+                        bm or "claude-opus-4.8",
+                        "anthropic",
+                        2,
+                        pm,
+                        "anthropic" if pm else "",
+                        bm,
+                        "anthropic" if bm else "",
+                        rng.randint(0, 8),
+                        rng.randint(0, 90),
+                        edits,
+                        1,
+                        rng.randint(0, 2) if edits else 0,
+                        round(rng.uniform(0, 30), 4) if rng.random() < 0.9 else 0,
+                        shipped,
+                        round(rng.uniform(0.01, 3), 4),
+                        rng.randint(0, 1) if edits else 0,
+                        rng.randint(0, 1),
+                        round(rng.uniform(1, 60), 2) if rng.random() < 0.95 else -1,
+                        status,
+                        bv,
+                        pv,
+                        bv,
+                        "opencode",
+                        "1.4.0",
+                        now,
+                        now,
+                    )
+                )
+    conn.commit()
+
+
+def measure(resamples: int) -> dict[str, float]:
+    """Runs in the child: Django on the scratch database, the three timings."""
+    sys.path.insert(0, str(REPO))
+    os.environ.setdefault("DJANGO_SETTINGS_MODULE", "pragmatikos.settings")
+    import django
+
+    django.setup()
+    from dataclasses import replace
+
+    from leaderboard.selectors import cycles_frame, scoring_config
+    from scoring import compute_document
+
+    started = time.perf_counter()
+    frame = cycles_frame()
+    read_seconds = time.perf_counter() - started
+    config = scoring_config()
+    started = time.perf_counter()
+    compute_document(frame, replace(config, resamples=0))
+    point_seconds = time.perf_counter() - started
+    started = time.perf_counter()
+    frame = cycles_frame()
+    compute_document(frame, replace(config, resamples=resamples))
+    full_seconds = time.perf_counter() - started
+    return {"read": read_seconds, "point": point_seconds, "full": full_seconds}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--cycles", type=int, default=1_000_000)
+    parser.add_argument("--contributors", type=int, default=400)
+    parser.add_argument("--resamples", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--measure", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.measure:
+        print(json.dumps(measure(args.resamples)))
+        return
+
+    base_url = os.environ.get("DATABASE_URL", "postgresql://postgres@127.0.0.1:5432/pragmatikos")
+    scratch = "pragmatikos_bench_recompute"
+    scratch_url = with_database(base_url, scratch)
+    with psycopg.connect(base_url, autocommit=True) as admin:
+        admin.execute(f'DROP DATABASE IF EXISTS "{scratch}"')
+        admin.execute(f'CREATE DATABASE "{scratch}"')
+    env = dict(os.environ, DATABASE_URL=scratch_url, SECRET_KEY=os.environ.get("SECRET_KEY", "bench-key"))
+    env.pop("REDIS_URL", None)
+    try:
+        subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=REPO, env=env, check=True)
+        with psycopg.connect(scratch_url) as conn:
+            started = time.perf_counter()
+            generate(conn, args.cycles, args.contributors, args.seed)
+            print(f"generated {args.cycles:,} cycles in {time.perf_counter() - started:.1f} s")
+            conn.execute("ANALYZE ingest_cycle")
+            conn.commit()
+            group_by = []
+            for _ in range(3):
+                started = time.perf_counter()
+                conn.execute(GROUP_BY).fetchall()
+                group_by.append(time.perf_counter() - started)
+        child = subprocess.run(
+            [sys.executable, __file__, "--measure", "--resamples", str(args.resamples)],
+            cwd=REPO,
+            env=env,
+            check=True,
+            capture_output=True,
+            text=True,
+        )
+        timings = json.loads(child.stdout.strip().splitlines()[-1])
+        peak_mb = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        baseline = min(group_by)
+        print(f"read cycles (one COPY query):            {timings['read']:8.2f} s")
+        print(f"point scoring, six views, no bootstrap:  {timings['point']:8.2f} s")
+        print(f"full recompute, six views, B={args.resamples}:       {timings['full']:8.2f} s  (goal <= 30 s)")
+        print(f"peak memory of the recompute process:    {peak_mb:8.0f} MB (goal <= 2048 MB)")
+        print(f"PostgreSQL GROUP BY, modelCombo sums:    {baseline:8.2f} s  (best of 3)")
+        print(f"ratio point scoring / GROUP BY:          {timings['point'] / baseline:8.2f}x (goal <= 3x)")
+        print(f"ratio read + point scoring / GROUP BY:   {(timings['read'] + timings['point']) / baseline:8.2f}x")
+    finally:
+        with psycopg.connect(base_url, autocommit=True) as admin:
+            admin.execute(f'DROP DATABASE IF EXISTS "{scratch}"')
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,80 @@
+"""GET /api/v1/pool.json: the published rankings, or a day window computed on demand."""
+
+import datetime as dt
+import hashlib
+from typing import Any
+
+from django.http import HttpResponse
+from django.utils.http import quote_etag
+from drf_spectacular.utils import OpenApiParameter, extend_schema
+from rest_framework.request import Request
+from rest_framework.response import Response
+from rest_framework.views import APIView
+
+from leaderboard.selectors import latest_snapshot, scoped_document
+
+EARLIEST_DAY = dt.date(2024, 1, 1)
+CACHE_CONTROL = "public, max-age=60"
+
+
+class ScopeError(ValueError):
+    pass
+
+
+def parse_day(name: str, raw: str | None, *, today: dt.date) -> dt.date | None:
+    if raw is None or raw == "":
+        return None
+    try:
+        day = dt.date.fromisoformat(raw)
+    except ValueError as exc:
+        raise ScopeError(f"{name} must be a date written YYYY-MM-DD.") from exc
+    if len(raw) != 10:
+        raise ScopeError(f"{name} must be a date written YYYY-MM-DD.")
+    if not EARLIEST_DAY <= day <= today + dt.timedelta(days=1):
+        raise ScopeError(f"{name} must lie between {EARLIEST_DAY} and tomorrow.")
+    return day
+
+
+def parse_scope(params: Any, *, today: dt.date) -> tuple[dt.date | None, dt.date | None]:
+    """The since/until window of a request; ScopeError names the parameter at fault."""
+    unknown = sorted(set(params) - {"since", "until"})
+    if unknown:
+        raise ScopeError(f"Unknown parameter {unknown[0][:40]!r}; only since and until are accepted.")
+    since = parse_day("since", params.get("since"), today=today)
+    until = parse_day("until", params.get("until"), today=today)
+    if since is not None and until is not None and since > until:
+        raise ScopeError("since must not be after until.")
+    return since, until
+
+
+class PoolApi(APIView):
+    """The pool document: meta plus the six views, shaped like the published pool.json."""
+
+    @extend_schema(
+        parameters=[
+            OpenApiParameter("since", str, description="first day in scope, YYYY-MM-DD (inclusive)"),
+            OpenApiParameter("until", str, description="last day in scope, YYYY-MM-DD (inclusive)"),
+        ],
+        responses={200: dict, 304: None, 400: dict, 503: dict},
+    )
+    def get(self, request: Request) -> Response | HttpResponse:
+        try:
+            since, until = parse_scope(request.query_params, today=dt.datetime.now(dt.UTC).date())
+        except ScopeError as exc:
+            return Response({"error": str(exc), "errors": []}, status=400)
+        snapshot = latest_snapshot()
+        if snapshot is None:
+            response = Response({"error": "No ranking has been published yet.", "errors": []}, status=503)
+            response["Retry-After"] = "60"
+            return response
+        etag = quote_etag(hashlib.sha256(f"{snapshot.id}:{since}:{until}".encode()).hexdigest()[:32])
+        if etag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
+            not_modified = HttpResponse(status=304)
+            not_modified["ETag"] = etag
+            not_modified["Cache-Control"] = CACHE_CONTROL
+            return not_modified
+        document = scoped_document(since=since, until=until)
+        response = Response(document)
+        response["ETag"] = etag
+        response["Cache-Control"] = CACHE_CONTROL
+        return response

@@ -1,0 +1,158 @@
+"""Reads of the leaderboard: the published snapshot, the scoring input, scoped rankings."""
+
+import contextlib
+import datetime as dt
+import hashlib
+import io
+from typing import Any
+
+import pandas as pd
+from django.conf import settings
+from django.core.cache import cache
+from django.db import connection
+
+from ingest.columns import FACT_FIELDS
+from leaderboard.models import Snapshot
+from scoring import ScoringConfig, compute_document
+
+# The scoring input, in the order the one query selects it.
+FRAME_COLUMNS: tuple[str, ...] = ("contributor", "cycle_key", *FACT_FIELDS)
+_TEXT_COLUMNS = frozenset(
+    {
+        "cycle_key",
+        "model",
+        "provider",
+        "planner_model",
+        "planner_provider",
+        "builder_model",
+        "builder_provider",
+        "effort",
+        "planner_effort",
+        "builder_effort",
+        "harness",
+        "harness_version",
+    }
+)
+_FLOAT_COLUMNS = frozenset({"cost_usd", "active_hours", "step_seconds_median"})
+SCOPED_CACHE_SECONDS = 3600
+
+
+def scoring_config() -> ScoringConfig:
+    if settings.SCORING_FAMILY_PATTERN:
+        return ScoringConfig(
+            resamples=settings.SCORING_RESAMPLES,
+            seed=settings.SCORING_SEED,
+            family_pattern=settings.SCORING_FAMILY_PATTERN,
+        )
+    return ScoringConfig(resamples=settings.SCORING_RESAMPLES, seed=settings.SCORING_SEED)
+
+
+def latest_snapshot() -> Snapshot | None:
+    return Snapshot.objects.published().first()
+
+
+def _cycles_sql(*, since: dt.date | None, until: dt.date | None) -> tuple[str, list[Any]]:
+    columns = ", ".join(["c.contributor_id AS contributor", *(f"c.{name}" for name in FRAME_COLUMNS[1:])])
+    where = ["k.retracted_at IS NULL"]
+    params: list[Any] = []
+    if since is not None:
+        where.append("c.day >= %s")
+        params.append(since)
+    if until is not None:
+        where.append("c.day <= %s")
+        params.append(until)
+    sql = (
+        f"SELECT {columns} FROM ingest_cycle c JOIN ingest_contributor k ON k.id = c.contributor_id "  # noqa: S608
+        f"WHERE {' AND '.join(where)} ORDER BY c.contributor_id, c.cycle_key"
+    )
+    return sql, params
+
+
+def _typed_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    for name in FRAME_COLUMNS:
+        if name in _TEXT_COLUMNS:
+            frame[name] = frame[name].fillna("").astype(str)
+        elif name == "day":
+            frame[name] = pd.to_datetime(frame[name]).dt.date
+        elif name in _FLOAT_COLUMNS:
+            frame[name] = frame[name].astype("float64")
+        else:
+            frame[name] = frame[name].astype("int64")
+    return frame
+
+
+def cycles_frame(*, since: dt.date | None = None, until: dt.date | None = None) -> pd.DataFrame:
+    """Every stored cycle of contributors who have not retracted, in one query.
+
+    On PostgreSQL the rows come through COPY as CSV, which pandas parses far faster than
+    Python tuples; elsewhere (the embedded SQLite default) through a plain cursor.
+    """
+    sql, params = _cycles_sql(since=since, until=until)
+    with connection.cursor() as cursor:
+        if connection.vendor == "postgresql":
+            raw = cursor.cursor  # psycopg's own cursor: COPY has no DB-API form
+            query = raw.mogrify(sql, params) if params else sql
+            copy_sql = f"COPY ({query!s}) TO STDOUT WITH (FORMAT csv, HEADER true)"
+            buffer = io.BytesIO()
+            # Shows the COPY in Django's query log (debug cursors, tests), like any other query.
+            logged = cursor.debug_sql(copy_sql) if hasattr(cursor, "debug_sql") else contextlib.nullcontext()
+            with logged, raw.copy(copy_sql) as copy:
+                for block in copy:
+                    buffer.write(block)
+            buffer.seek(0)
+            dtypes = {name: str for name in _TEXT_COLUMNS}
+            frame = pd.read_csv(buffer, dtype=dtypes, keep_default_na=False)  # type: ignore[arg-type]
+            if frame.empty:
+                frame = pd.DataFrame({name: pd.Series(dtype="object") for name in FRAME_COLUMNS})
+        else:
+            cursor.execute(sql, params)
+            frame = pd.DataFrame.from_records(cursor.fetchall(), columns=list(FRAME_COLUMNS))
+    return _typed_frame(frame[list(FRAME_COLUMNS)])
+
+
+def cycles_fingerprint(frame: pd.DataFrame, config: ScoringConfig) -> str:
+    """A digest of what a recompute would score; equal digests give equal rankings."""
+    digest = hashlib.sha256(repr(config).encode())
+    if not frame.empty:
+        digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+    return digest.hexdigest()
+
+
+def snapshot_document(snapshot: Snapshot) -> dict[str, Any]:
+    """The published document with the snapshot's own identity in its meta."""
+    document = dict(snapshot.document)
+    meta = dict(document.get("meta", {}))
+    meta["snapshot"] = str(snapshot.id)
+    meta["generated"] = snapshot.created_at.isoformat().replace("+00:00", "Z")
+    meta["demo"] = snapshot.is_demo
+    document["meta"] = meta
+    return document
+
+
+def scoped_document(*, since: dt.date | None, until: dt.date | None) -> dict[str, Any] | None:
+    """Rankings for a day window, computed on demand and cached per snapshot.
+
+    None when nothing has been published yet. The all-time window is the snapshot itself.
+    """
+    snapshot = latest_snapshot()
+    if snapshot is None:
+        return None
+    if since is None and until is None:
+        return snapshot_document(snapshot)
+    key = f"scoped:{snapshot.id}:{since}:{until}"
+    document: dict[str, Any] | None = cache.get(key)
+    if document is None:
+        frame = cycles_frame(since=since, until=until)
+        document = compute_document(
+            frame,
+            scoring_config(),
+            since=since,
+            until=until,
+            generated=snapshot.created_at.isoformat().replace("+00:00", "Z"),
+        )
+        meta = dict(document.get("meta", {}))
+        meta["snapshot"] = str(snapshot.id)
+        meta["demo"] = snapshot.is_demo
+        document["meta"] = meta
+        cache.set(key, document, SCOPED_CACHE_SECONDS)
+    return document

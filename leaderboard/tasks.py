@@ -1,0 +1,19 @@
+"""Thin tasks: the work is in leaderboard.services."""
+
+from celery import shared_task
+
+from leaderboard import services
+from leaderboard.coordination import coordinator
+
+
+@shared_task(ignore_result=True)
+def recompute_rankings() -> None:
+    """Recompute while one is owed (queued after each accepted contribution)."""
+    services.run_pending_recomputes()
+
+
+@shared_task(ignore_result=True)
+def scheduled_recompute() -> None:
+    """Celery beat's periodic recompute; unchanged data publishes nothing new."""
+    coordinator().mark_pending()
+    services.run_pending_recomputes()

@@ -1,0 +1,96 @@
+"""The pipeline with real processes: a Celery worker over Redis, and a recompute killed halfway."""
+
+import datetime as dt
+import signal
+import time
+import uuid
+
+import pytest
+from django.conf import settings
+from django.test import Client
+
+from ingest.columns import SCHEMA_3_COLUMNS
+from leaderboard.coordination import LOCK_KEY, coordinator
+from leaderboard.models import Snapshot
+from leaderboard.services import recompute_snapshot
+from pragmatikos.celery import app as celery_app
+from tests.factories import make_contributor, make_cycles
+from tests.pipeline.workers import start_recompute, start_worker
+
+pytestmark = [
+    pytest.mark.django_db(transaction=True),
+    pytest.mark.skipif(not settings.REDIS_URL, reason="needs REDIS_URL: these tests run a real worker over Redis"),
+]
+
+
+def envelope(rows: int) -> dict[str, object]:
+    day = dt.date.today().isoformat()
+    return {
+        "schema": 3,
+        "extractor": "26.9.0",
+        "install": str(uuid.uuid4()),
+        "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "cols": list(SCHEMA_3_COLUMNS),
+        "rows": [
+            [f"{i:016x}", day, "kimi-k3", "moonshot", 2, "deepseek-v4", "deepseek", "kimi-k3", "moonshot",
+             2, 40, 6, 1, 0, 1.25, 1, 0.5, 1, 0, 4.5, 0, "high", "max", "high", "opencode", "1.4.0"]
+            for i in range(rows)
+        ],
+    }  # fmt: skip
+
+
+@pytest.fixture
+def worker():
+    celery_app.control.purge()
+    coordinator().take_pending()
+    process = start_worker()
+    try:
+        deadline = time.monotonic() + 30
+        while not celery_app.control.ping(timeout=0.5):
+            assert process.poll() is None, process.stdout.read().decode()[-2000:]  # type: ignore[union-attr]
+            assert time.monotonic() < deadline, "the worker did not start within 30 s"
+        yield process
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+
+
+def test_it_shows_a_contribution_in_the_rankings_within_15_seconds(worker, client: Client) -> None:
+    response = client.post("/api/v1/contributions", envelope(12), content_type="application/json")
+    assert response.status_code == 202, response.content
+    deadline = time.monotonic() + 15
+    labels: set[str] = set()
+    while time.monotonic() < deadline:
+        pool = client.get("/api/v1/pool.json")
+        if pool.status_code == 200:
+            labels = {g["label"] for g in pool.json()["views"]["modelCombo"]["groups"]}
+            if "deepseek-v4 → kimi-k3" in labels:
+                break
+        time.sleep(0.25)
+    assert "deepseek-v4 → kimi-k3" in labels
+
+
+def test_it_keeps_the_old_snapshot_when_a_recompute_is_killed_halfway() -> None:
+    make_cycles(make_contributor(), count=4000, seed=7)
+    old = recompute_snapshot()
+    assert old is not None
+    make_cycles(make_contributor(), count=4000, seed=8, key_offset=10_000)
+    # Many resamples keep the child busy scoring long after it has loaded the cycles.
+    child = start_recompute(("SCORING_RESAMPLES", "20000"))
+    try:
+        assert child.stdout is not None
+        loaded = b""
+        deadline = time.monotonic() + 60
+        while b"recompute: loaded" not in loaded and time.monotonic() < deadline:
+            loaded += child.stdout.readline()
+        assert b"recompute: loaded 8000 cycles" in loaded, loaded.decode()[-2000:]
+        time.sleep(0.5)
+        child.send_signal(signal.SIGKILL)
+        child.wait(timeout=30)
+    finally:
+        if child.poll() is None:
+            child.kill()
+    assert Snapshot.objects.count() == 1
+    assert Client().get("/api/v1/pool.json").json()["meta"]["snapshot"] == str(old.id)
+    # The killed holder's lock would expire by itself; clear it so later tests need not wait.
+    coordinator().client.delete(LOCK_KEY)  # type: ignore[attr-defined]

@@ -1,0 +1,35 @@
+"""Real processes for pipeline tests: a Celery worker and a recompute, on the test database."""
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from django.conf import settings
+from django.db import connection
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def test_database_env() -> dict[str, str]:
+    """The environment of a child process that must see this test's database."""
+    db = connection.settings_dict
+    url = f"postgresql://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
+    env = dict(os.environ)
+    env.update(DATABASE_URL=url, REDIS_URL=settings.REDIS_URL, SECRET_KEY=settings.SECRET_KEY, PYTHONUNBUFFERED="1")
+    env["INSTALL_HASH_KEY"] = settings.INSTALL_HASH_KEY
+    return env
+
+
+def start_worker() -> subprocess.Popen[bytes]:
+    command = [sys.executable, "-m", "celery", "-A", "pragmatikos", "worker", "--pool", "solo", "--loglevel", "INFO"]
+    return subprocess.Popen(
+        command, cwd=REPO, env=test_database_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+    )
+
+
+def start_recompute(*extra_env: tuple[str, str]) -> subprocess.Popen[bytes]:
+    env = test_database_env()
+    env.update(dict(extra_env))
+    command = [sys.executable, "manage.py", "recompute", "--force"]
+    return subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

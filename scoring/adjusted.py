@@ -39,6 +39,9 @@ LOG_SD_PRIOR_SD = 1.0
 
 REQUIRED_COLUMNS = ("contributor", "shipped", "ship_status", "assistant_steps", "edits", "edit_paths")
 
+# The variance search starts from σ_p ≈ 0.37, σ_c ≈ 0.61 and a simplex one unit of log σ wide: log σ to 0.001 is
+# far finer than the data can tell.
+_START_LOG_SDS = np.array([[-1.0, -0.5], [0.0, -0.5], [-1.0, 0.5]])
 _NEWTON_MAX_STEPS = 100
 _NEWTON_TOLERANCE = 1e-8
 
@@ -240,9 +243,9 @@ def _fit(cells: _Cells) -> tuple[_Mode, float, float]:
 
     outer = optimize.minimize(
         negative_log_marginal,
-        x0=np.array([-1.0, -0.5]),
+        x0=_START_LOG_SDS[0],
         method="Nelder-Mead",
-        options={"xatol": 1e-4, "fatol": 1e-7, "maxiter": 400},
+        options={"initial_simplex": _START_LOG_SDS, "xatol": 1e-3, "fatol": 1e-6, "maxiter": 400},
     )
     if not outer.success:
         raise FitFailed(f"the variance search did not converge ({outer.message})")

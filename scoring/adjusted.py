@@ -14,10 +14,12 @@ took 18 s on 12,000 cells and stopped on "precision loss". Cycles of one (pairin
 linear predictor, so their Bernoulli likelihoods multiply into one binomial term: the model is fitted on one row
 per cell (trials, successes), which is exact, not an approximation. On those cells we do what glmer (lme4) does:
 a Laplace approximation of the marginal likelihood, here with the two variance priors added, maximised over
-(log σ_p, log σ_c); the inner Newton solve uses the crossed design (the contributor block of the Hessian is
-diagonal, so a Schur complement leaves a dense system of one row per pairing). The effects and their 95% intervals
-are the conditional posterior means and sds of a at the fitted variances (β0 integrated over with them). The
-tests check the fit against statsmodels' per-cycle ``fit_vb`` on a small pool.
+(log σ_p, log σ_c), whose prior keeps a variance off the boundary at 0; the inner Newton solve uses the crossed
+design (the contributor block of the Hessian is diagonal, so a Schur complement leaves a dense system of one row per
+pairing). The effects and their 95% intervals are the conditional posterior means and sds of a at the fitted
+variances, with β0 integrated over: wider than ``fit_vb``'s mean-field sds, which ignore how β0 and the effects
+trade off, and close to 95% coverage on pools drawn from the model (tested). The tests also check the effects
+against statsmodels' per-cycle ``fit_vb`` on a small pool (they agree to about 0.01 in log odds).
 
 Pure: numpy, scipy and pandas, no Django.
 """

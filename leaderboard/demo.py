@@ -64,7 +64,11 @@ HABITS: tuple[Habit, ...] = (
     # Rare pairings: some stay provisional (fewer than 10 judged cycles).
     Habit("gpt-6", "high", "claude-opus-4.8", "max", 0.25, 0.88, 1.3, 0.050, 8.5, 0.02, 0.78, 0.04),
     Habit("gemini-3.5-flash", "default", "grok-4.6", "xhigh", 0.2, 0.80, 1.8, 0.015, 6.0, 0.05, 0.55, 0.07),
+    # A niche pairing one person uses a lot: ranked, but with one contributor.
+    Habit("claude-sonnet-4.6", "high", "gemini-3.5-flash", "default", 4, 0.79, 1.7, 0.010, 4.5, 0.05, 0.5, 0.06),
 )
+# Pairings only one person uses: person index -> habit index.
+EXCLUSIVE = {0: len(HABITS) - 3, 5: len(HABITS) - 2, 2: len(HABITS) - 1}
 # Share of cycles that had no plan phase: they count in the model views only.
 UNPLANNED_SHARE = 0.15
 
@@ -83,9 +87,9 @@ def people(rng: random.Random) -> list[Person]:
     everyone = []
     for index, activity in enumerate(activities):
         count = rng.randint(3, 7)
-        chosen = sorted(rng.sample(range(len(HABITS) - 2), count))
-        if index in (0, 5):
-            chosen.append(len(HABITS) - 2 + index % 2)  # the rare pairings have one contributor each
+        chosen = sorted(rng.sample(range(len(HABITS) - len(EXCLUSIVE)), count))
+        if index in EXCLUSIVE:
+            chosen.append(EXCLUSIVE[index])
         everyone.append(
             Person(
                 install=uuid.UUID(int=rng.getrandbits(128), version=4),

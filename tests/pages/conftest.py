@@ -1,0 +1,29 @@
+"""A published demo pool for the page tests: generated cycles, a real recompute, then GET."""
+
+from collections.abc import Iterator
+
+import pytest
+
+from leaderboard import demo, views
+from leaderboard.models import Snapshot
+
+# Smaller than the make-run demo so each test recomputes in well under a second.
+TEST_CYCLES = 1500
+
+
+@pytest.fixture(autouse=True)
+def _cold_process_memo() -> Iterator[None]:
+    """Each test starts without the process's held snapshot, so query counts are the cold ones."""
+    views._newest = None
+    yield
+    views._newest = None
+
+
+@pytest.fixture
+def demo_snapshot(db: None) -> Snapshot:
+    snapshot_id = demo.load_demo(count=TEST_CYCLES)
+    return Snapshot.objects.get(id=snapshot_id)
+
+
+def ranked_labels(snapshot: Snapshot, view: str) -> list[str]:
+    return [group["label"] for group in snapshot.views[view]["groups"]]

@@ -1,0 +1,86 @@
+import re
+
+import pytest
+from django.test import Client
+
+from leaderboard import pages, services
+from leaderboard.models import Snapshot
+from tests.factories import make_contributor, make_cycles
+from tests.pages.conftest import ranked_labels
+
+
+@pytest.mark.parametrize("view", list(pages.VIEWS))
+def test_it_renders_every_ranked_group(demo_snapshot: Snapshot, client: Client, view: str) -> None:
+    for group in demo_snapshot.views[view]["groups"]:
+        response = client.get("/pairing/", {"view": view, "label": group["label"]})
+        assert response.status_code == 200, group["label"]
+        html = response.content.decode()
+        assert f"{group['scoreAdj']:.1f}" in html
+        assert f"{group['ci'][0]:.1f} to {group['ci'][1]:.1f}" in html
+
+
+def test_it_draws_the_ten_axes_with_a_text_alternative(demo_snapshot: Snapshot, client: Client) -> None:
+    group = demo_snapshot.views["modelCombo"]["groups"][0]
+    html = client.get("/pairing/", {"view": "modelCombo", "label": group["label"]}).content.decode()
+    strip = re.search(r'<svg class="strip".*?</svg>', html, re.S)
+    assert strip is not None
+    svg = strip.group(0)
+    assert 'role="img"' in svg and "<title" in svg and "<desc" in svg
+    for axis in pages.AXES:
+        assert f"{axis.name}: raw" in svg
+        assert f">{axis.name}</text>" in svg
+    # The group's hue colours its marks: one hollow raw and one solid adjusted mark per axis with a value.
+    colour = pages.hue_colour(group["hue"])
+    assert svg.count(f'fill="{colour}"') == sum(1 for v in group["adj"].values() if v is not None)
+    for axis in pages.AXES:
+        assert f"{group['ev'][axis.key]}</td>" in html
+
+
+def test_it_places_adjusted_values_where_the_scorer_scores_them(demo_snapshot: Snapshot) -> None:
+    """The strip's positions are the scorer's: averaging them per tier gives tiersAdj back."""
+    for view in pages.VIEWS:
+        view_doc = demo_snapshot.views[view]
+        for group in view_doc["groups"]:
+            rows = pages.axis_rows(group, view_doc)
+            for tier in pages.TIERS:
+                placed = [r["adj_position"] for r in rows if r["axis"].tier == tier and r["adj_position"] is not None]
+                if tier in group["imputed"]:
+                    assert not placed
+                    continue
+                assert 100 * sum(placed) / len(placed) == pytest.approx(group["tiersAdj"][tier], abs=1e-9)
+
+
+def test_it_draws_the_score_across_snapshots(demo_snapshot: Snapshot, client: Client) -> None:
+    label = ranked_labels(demo_snapshot, "modelCombo")[0]
+    make_cycles(make_contributor(), count=30, pairings=(("gpt-7", "gpt-7"),), seed=5)
+    services.recompute_snapshot()
+    html = client.get("/pairing/", {"view": "modelCombo", "label": label}).content.decode()
+    spark = re.search(r'<svg class="spark".*?</svg>', html, re.S)
+    assert spark is not None
+    assert "over 2 snapshots" in spark.group(0)
+    points = re.search(r'<polyline points="([^"]+)"', spark.group(0))
+    assert points is not None and len(points.group(1).split()) == 2
+
+
+def test_it_shows_a_provisional_group_with_raw_values_only(demo_snapshot: Snapshot, client: Client) -> None:
+    item = demo_snapshot.views["modelCombo"]["provisional"][0]
+    response = client.get("/pairing/", {"view": "modelCombo", "label": item["label"]})
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "Provisional" in html and f"{item['hjudged']} judged cycle" in html
+    assert '<svg class="strip"' not in html
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        {"view": "modelCombo", "label": "nobody → nothing"},
+        {"view": "modelCombo"},
+        {"view": "nonsense", "label": "claude-opus-4.8 → claude-opus-4.8"},
+        {"view": "model", "label": "claude-opus-4.8 → claude-opus-4.8"},
+    ],
+)
+def test_it_answers_404_for_an_unknown_group(demo_snapshot: Snapshot, client: Client, params: dict[str, str]) -> None:
+    response = client.get("/pairing/", params)
+    assert response.status_code == 404
+    assert "Not found" in response.content.decode()

@@ -1,0 +1,92 @@
+from django.test import Client
+from django.utils import timezone
+
+from leaderboard import pages, services
+from leaderboard.models import Snapshot
+from tests.factories import make_contributor, make_cycles
+from tests.pages.conftest import ranked_labels
+
+MAX_QUERIES = 3
+
+
+def page_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
+    first, second = ranked_labels(snapshot, "modelCombo")[:2]
+    today = timezone.now().date()
+    return [
+        ("/", {}),
+        ("/", {"view": "family"}),
+        ("/", {"window": "90"}),
+        ("/", {"window": "custom", "since": str(today.replace(day=1)), "until": str(today)}),
+        ("/pairing/", {"view": "modelCombo", "label": first}),
+        ("/compare/", {"view": "modelCombo", "a": first, "b": second}),
+        ("/compare/", {}),
+        ("/methodology/", {}),
+        ("/contribute/", {}),
+        ("/data/", {}),
+        ("/data/rankings.csv", {"view": "model"}),
+    ]
+
+
+def test_it_runs_at_most_three_queries_per_page(
+    demo_snapshot: Snapshot, client: Client, django_assert_max_num_queries
+) -> None:
+    from django.core.cache import cache
+
+    from leaderboard import views
+
+    for path, params in page_paths(demo_snapshot):
+        cache.clear()
+        views._newest = None
+        with django_assert_max_num_queries(MAX_QUERIES):
+            response = client.get(path, params)
+        assert response.status_code == 200, (path, params)
+
+
+def test_it_serves_a_repeated_page_from_the_cache_without_queries(
+    demo_snapshot: Snapshot, client: Client, django_assert_num_queries
+) -> None:
+    for path, params in page_paths(demo_snapshot):
+        if path.startswith("/data/rankings"):
+            continue  # a download is built per request from the held snapshot
+        first = client.get(path, params)
+        with django_assert_num_queries(0):
+            again = client.get(path, params)
+        assert again.content == first.content, (path, params)
+
+
+def test_it_streams_cycles_csv_in_at_most_three_queries(
+    demo_snapshot: Snapshot, client: Client, django_assert_max_num_queries
+) -> None:
+    with django_assert_max_num_queries(MAX_QUERIES):
+        response = client.get("/data/cycles.csv")
+        body = b"".join(response.streaming_content)  # type: ignore[attr-defined]
+    assert body.count(b"\n") == demo_snapshot.cycles + 1
+
+
+def test_it_shows_the_new_snapshot_once_a_recompute_publishes(
+    demo_snapshot: Snapshot, client: Client, django_capture_on_commit_callbacks
+) -> None:
+    before = client.get("/")
+    assert before["X-Snapshot"] == str(demo_snapshot.id)
+    make_cycles(make_contributor(), count=40, pairings=(("gpt-7", "gpt-7"),), seed=9)
+    with django_capture_on_commit_callbacks(execute=True):
+        newer = services.recompute_snapshot()
+    assert newer is not None
+    after = client.get("/")
+    assert after["X-Snapshot"] == str(newer.id)
+    assert "gpt-7 → gpt-7" in after.content.decode()
+    assert "gpt-7 → gpt-7" not in before.content.decode()
+
+
+def test_it_keeps_unknown_labels_out_of_the_page_cache(demo_snapshot: Snapshot, client: Client) -> None:
+    from django.core.cache import cache
+
+    label = "no such pairing"
+    response = client.get("/pairing/", {"view": "modelCombo", "label": label})
+    assert response.status_code == 404
+    key = pages.page_cache_key(demo_snapshot.id, pages.current_generation(), "pairing", "modelCombo", label)
+    assert cache.get(key) is None
+    known = ranked_labels(demo_snapshot, "modelCombo")[0]
+    assert client.get("/pairing/", {"view": "modelCombo", "label": known}).status_code == 200
+    known_key = pages.page_cache_key(demo_snapshot.id, pages.current_generation(), "pairing", "modelCombo", known)
+    assert cache.get(known_key) is not None

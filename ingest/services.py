@@ -9,6 +9,7 @@ changed ones with one UPDATE.
 
 from __future__ import annotations
 
+import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime
@@ -70,14 +71,14 @@ def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
                 contributor_id=contributor.id, cycle_key__in=[row["cycle_key"] for row in envelope.rows]
             ).values_list("cycle_key", "id", "generated", *FACT_FIELDS)
         }
-        new_cycles: list[Cycle] = []
+        new_rows: list[dict[str, Any]] = []
         # (id, row): rows whose stored copy is rewritten, and which of them count as updated.
         rewrites: list[tuple[int, dict[str, Any]]] = []
         updated = unchanged = 0
         for row in envelope.rows:
             copy = stored.get(row["cycle_key"])
             if copy is None:
-                new_cycles.append(Cycle(contributor_id=contributor.id, generated=generated, received_at=now, **row))
+                new_rows.append(row)
                 continue
             if copy[2] > generated:
                 unchanged += 1
@@ -92,11 +93,11 @@ def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
             else:
                 updated += 1
                 rewrites.append((copy[1], row))
-        if new_cycles:
-            Cycle.objects.bulk_create(new_cycles)
+        if new_rows:
+            _insert_cycles(new_rows, contributor_id=contributor.id, generated=generated, now=now)
         if rewrites:
             _rewrite_cycles(rewrites, generated=generated, now=now)
-        inserted = len(new_cycles)
+        inserted = len(new_rows)
         Receipt.objects.create(
             received_at=now,
             schema=envelope.schema,
@@ -109,6 +110,31 @@ def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
         if inserted or updated:
             transaction.on_commit(_queue_recompute, robust=True)
     return ContributionResult(accepted=len(envelope.rows), inserted=inserted, updated=updated, unchanged=unchanged)
+
+
+def _insert_cycles(rows: list[dict[str, Any]], *, contributor_id: int, generated: datetime, now: datetime) -> None:
+    """Insert new cycles in one statement: COPY on PostgreSQL, bulk_create elsewhere."""
+    if connection.vendor != "postgresql":
+        cycles = [Cycle(contributor_id=contributor_id, generated=generated, received_at=now, **row) for row in rows]
+        Cycle.objects.bulk_create(cycles)
+        return
+    # COPY rather than INSERT: several times faster for a batch, since nothing is parsed
+    # per value. The rows are validated and the contributor row is locked, so no
+    # duplicate can reach it.
+    meta = Cycle._meta
+    quote = connection.ops.quote_name
+    names = ["contributor_id", "cycle_key", *FACT_FIELDS, "generated", "received_at"]
+    columns = ", ".join(quote(_column_name(name)) for name in names)
+    statement = f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN"
+    started = time.monotonic()
+    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+        for row in rows:
+            copy.write_row((contributor_id, row["cycle_key"], *[row[name] for name in FACT_FIELDS], generated, now))
+    if connection.queries_logged:
+        # COPY bypasses the cursor wrapper's logging; record it so query counts stay honest.
+        connection.queries_log.append(
+            {"sql": f"{statement} -- {len(rows)} rows", "time": f"{time.monotonic() - started:.3f}"}
+        )
 
 
 def _rewrite_cycles(rewrites: list[tuple[int, dict[str, Any]]], *, generated: datetime, now: datetime) -> None:
@@ -137,6 +163,13 @@ def _rewrite_cycles(rewrites: list[tuple[int, dict[str, Any]]], *, generated: da
     )
     with connection.cursor() as cursor:
         cursor.execute(sql, [generated, now, *arrays])
+
+
+def _column_name(name: str) -> str:
+    field = Cycle._meta.get_field(name)
+    if not isinstance(field, models.Field):
+        raise TypeError("only concrete fields have columns")
+    return str(field.column)
 
 
 def _column_type(field: models.Field[Any, Any] | None) -> str:

@@ -1,0 +1,293 @@
+"""Ingest benchmark: the contribution API against PostgreSQL's COPY, on the same rows.
+
+Posts --rows generated valid schema-3 rows in --batch-row requests to a running server
+(by default one it starts: gunicorn, 2 workers, on a free loopback port, over a scratch
+database it creates and migrates), then loads the same rows with COPY into a scratch
+table of the same shape, and prints both rates and their ratio. Goal: API >= 0.25 of COPY.
+
+    DATABASE_URL=postgresql://postgres@127.0.0.1:5432/pragmatikos .venv/bin/python bench/ingest.py
+
+Only loopback is used. The Redis database of BENCH_REDIS_URL (default db 11) is the
+bench's own: it is flushed before and after the run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import os
+import queue
+import random
+import socket
+import subprocess
+import sys
+import threading
+import time
+import uuid
+from datetime import UTC, date, datetime, timedelta
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+import redis
+from psycopg import sql
+
+REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from ingest.columns import FACT_FIELDS, SCHEMA_3_COLUMNS  # noqa: E402
+from ingest.contract import validate_envelope  # noqa: E402
+
+SCRATCH_DATABASE = "pragmatikos_bench_ingest"
+COPY_TABLE = "bench_ingest_copy"
+MODELS = ("claude-opus-4.7", "claude-opus-5", "grok-4.6", "muse-spark-1.3", "gpt-6-astra", "claude-fable-5.1")
+PROVIDERS = {"claude": "anthropic", "grok": "xai", "muse": "meta", "gpt": "openai"}
+EFFORTS = ("", "default", "high", "max", "xhigh")
+
+
+def generated_row(rng: random.Random, key: int, today: date) -> list[Any]:
+    """One valid schema-3 row, as the plugin sends it."""
+    planner, builder = rng.choice(MODELS), rng.choice(MODELS)
+    edits = rng.randint(0, 40)
+    paths = 1 if edits and rng.random() < 0.9 else 0
+    ship_status = rng.choice((0, 0, 0, 1, 2))
+    shipped = 1 if edits and paths and ship_status == 0 and rng.random() < 0.7 else 0
+    facts = {
+        "cycle_key": f"{key:016x}",
+        "day": (today - timedelta(days=rng.randint(0, 600))).isoformat(),
+        "model": builder,
+        "prov": PROVIDERS[builder.split("-")[0]],
+        "role": rng.randint(0, 2),
+        "pm": planner,
+        "pp": PROVIDERS[planner.split("-")[0]],
+        "bm": builder,
+        "bp": PROVIDERS[builder.split("-")[0]],
+        "u": rng.randint(0, 30),
+        "a": rng.randint(0, 400),
+        "tedits": edits,
+        "tpaths": paths,
+        "teerr": rng.randint(0, edits),
+        "tcost": round(rng.uniform(0, 12), 6),
+        "tship": shipped,
+        "thrs": round(rng.uniform(0, 6), 6),
+        "tver": 1 if edits and rng.random() < 0.5 else 0,
+        "tabort": rng.randint(0, 1),
+        "latmed": -1 if rng.random() < 0.05 else round(rng.uniform(0, 90), 3),
+        "tshipe": ship_status,
+        "variant": rng.choice(EFFORTS),
+        "pv": rng.choice(EFFORTS),
+        "bv": rng.choice(EFFORTS),
+        "harness": "opencode",
+        "hversion": "1.14.2",
+    }
+    return [facts[col] for col in SCHEMA_3_COLUMNS]
+
+
+def generated_envelopes(rows: int, batch: int, installs: int, seed: int) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    today = datetime.now(UTC).date()
+    generated = (datetime.now(UTC) - timedelta(minutes=1)).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+    install_ids = [str(uuid.UUID(int=rng.getrandbits(128), version=4)) for _ in range(installs)]
+    bodies = []
+    for start in range(0, rows, batch):
+        count = min(batch, rows - start)
+        bodies.append(
+            {
+                "schema": 3,
+                "extractor": "26.9.0",
+                "install": install_ids[(start // batch) % installs],
+                "generated": generated,
+                "cols": list(SCHEMA_3_COLUMNS),
+                "rows": [generated_row(rng, 0xB000_0000 + start + i, today) for i in range(count)],
+            }
+        )
+    return bodies
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+def recreate_database(admin_url: str, name: str) -> None:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def drop_database(admin_url: str, name: str) -> None:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def server_environment(database_url: str, redis_url: str) -> dict[str, str]:
+    env = dict(os.environ)
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+            "SECRET_KEY": "bench-ingest-scratch-key",
+            "DEBUG": "0",
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "INGEST_RATE_PER_INSTALL": "100000000/hour",
+            "INGEST_RATE_PER_ADDRESS": "100000000/hour",
+            "LOG_LEVEL": "WARNING",
+        }
+    )
+    return env
+
+
+def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen[bytes], str]:
+    python = sys.executable
+    subprocess.run([python, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=REPO, env=env, check=True)
+    port = free_port()
+    gunicorn = str(Path(python).with_name("gunicorn"))
+    command = [gunicorn, "pragmatikos.wsgi:application", "-w", str(workers), "-b", f"127.0.0.1:{port}", "-t", "120"]
+    server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError("gunicorn exited: " + (server.stderr.read().decode() if server.stderr else ""))
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", "/api/v1/stats")
+            if conn.getresponse().status == 200:
+                return server, f"http://127.0.0.1:{port}"
+        except OSError:
+            time.sleep(0.2)
+    server.terminate()
+    raise RuntimeError("gunicorn did not answer within 60 s")
+
+
+def post_all(url: str, bodies: list[bytes], clients: int) -> tuple[float, dict[str, int]]:
+    """Post every body once over keep-alive connections; returns (seconds, summed answer counts)."""
+    parts = urlsplit(url)
+    work: queue.Queue[bytes] = queue.Queue()
+    for body in bodies:
+        work.put(body)
+    totals = {"accepted": 0, "inserted": 0, "updated": 0, "unchanged": 0}
+    failures: list[str] = []
+    lock = threading.Lock()
+
+    def client() -> None:
+        conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=120)
+        while True:
+            try:
+                body = work.get_nowait()
+            except queue.Empty:
+                break
+            conn.request("POST", "/api/v1/contributions", body=body, headers={"Content-Type": "application/json"})
+            response = conn.getresponse()
+            answer = response.read()
+            with lock:
+                if response.status != 202:
+                    failures.append(f"{response.status}: {answer[:300]!r}")
+                    continue
+                counts = json.loads(answer)
+                for key in totals:
+                    totals[key] += counts[key]
+        conn.close()
+
+    threads = [threading.Thread(target=client) for _ in range(clients)]
+    started = time.perf_counter()
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    seconds = time.perf_counter() - started
+    if failures:
+        raise RuntimeError(f"{len(failures)} requests were not accepted; first: {failures[0]}")
+    return seconds, totals
+
+
+def copy_rows(database_url: str, envelopes: list[dict[str, Any]]) -> tuple[float, int]:
+    """COPY the same rows, as stored, into a scratch table shaped like the cycle table."""
+    now = datetime.now(UTC)
+    stored: list[tuple[Any, ...]] = []
+    for contributor, body in enumerate(envelopes, start=1):
+        validation = validate_envelope(body, now=now, max_rows=len(body["rows"]))
+        assert validation.envelope is not None, validation.errors[:3]
+        generated = validation.envelope.generated
+        stored += [
+            (contributor, row["cycle_key"], *(row[name] for name in FACT_FIELDS), generated, now)
+            for row in validation.envelope.rows
+        ]
+    columns = ["contributor_id", "cycle_key", *FACT_FIELDS, "generated", "received_at"]
+    with psycopg.connect(database_url) as conn:
+        conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(COPY_TABLE)))
+        conn.execute(sql.SQL("CREATE TABLE {} (LIKE ingest_cycle INCLUDING ALL)").format(sql.Identifier(COPY_TABLE)))
+        conn.commit()
+        started = time.perf_counter()
+        statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
+            sql.Identifier(COPY_TABLE), sql.SQL(", ").join(map(sql.Identifier, columns))
+        )
+        with conn.cursor() as cursor, cursor.copy(statement) as copy:
+            for values in stored:
+                copy.write_row(values)
+        conn.commit()
+        seconds = time.perf_counter() - started
+        count = conn.execute(sql.SQL("SELECT count(*) FROM {}").format(sql.Identifier(COPY_TABLE))).fetchone()
+        conn.execute(sql.SQL("DROP TABLE {}").format(sql.Identifier(COPY_TABLE)))
+    return seconds, int(count[0]) if count else 0
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--url", help="a running server to post to (default: start gunicorn on a scratch database)")
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument("--batch", type=int, default=1_000)
+    parser.add_argument("--installs", type=int, default=10)
+    parser.add_argument("--clients", type=int, default=3, help="concurrent client connections")
+    parser.add_argument("--workers", type=int, default=2, help="gunicorn workers when starting the server")
+    parser.add_argument("--seed", type=int, default=20260909)
+    parser.add_argument("--keep", action="store_true", help="keep the scratch database afterwards")
+    args = parser.parse_args()
+
+    admin_url = os.environ.get("DATABASE_URL") or "postgresql://postgres@127.0.0.1:5432/pragmatikos"
+    redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/11")
+    envelopes = generated_envelopes(args.rows, args.batch, args.installs, args.seed)
+    bodies = [json.dumps(body).encode() for body in envelopes]
+    print(f"rows {args.rows} in {len(bodies)} requests of {args.batch}; body ~{len(bodies[0]) / 1024:.0f} KiB")
+
+    server = None
+    scratch_url = admin_url if args.url else with_database(admin_url, SCRATCH_DATABASE)
+    try:
+        if args.url:
+            url = args.url
+        else:
+            recreate_database(admin_url, SCRATCH_DATABASE)
+            redis.Redis.from_url(redis_url).flushdb()
+            server, url = start_server(server_environment(scratch_url, redis_url), args.workers)
+        api_seconds, totals = post_all(url, bodies, args.clients)
+        if totals["accepted"] != args.rows:
+            raise RuntimeError(f"accepted {totals['accepted']} of {args.rows} rows")
+        copy_seconds, copied = copy_rows(scratch_url, envelopes)
+        if copied != args.rows:
+            raise RuntimeError(f"COPY loaded {copied} of {args.rows} rows")
+    finally:
+        if server is not None:
+            server.terminate()
+            server.wait(timeout=30)
+            redis.Redis.from_url(redis_url).flushdb()
+            if not args.keep:
+                drop_database(admin_url, SCRATCH_DATABASE)
+
+    api_rate = args.rows / api_seconds
+    copy_rate = args.rows / copy_seconds
+    ratio = api_rate / copy_rate
+    print(f"api   {api_rate:10,.0f} rows/s  ({api_seconds:.2f} s, inserted {totals['inserted']})")
+    print(f"copy  {copy_rate:10,.0f} rows/s  ({copy_seconds:.2f} s)")
+    print(f"ratio {ratio:.2f} of COPY (goal >= 0.25: {'met' if ratio >= 0.25 else 'NOT met'})")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -183,7 +183,8 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
                 "rows": rows,
                 "provisional": pages.provisional_rows(view_doc),
                 "has_ties": pages.ranks_have_ties(view_doc.get("groups", [])),
-                "scope_meta": {**document.get("meta", {}), **view_meta},
+                "scope_meta": document.get("meta", {}),
+                "view_meta": view_meta,
                 "is_pairing_view": view in pages.PAIRING_VIEWS,
             }
         )

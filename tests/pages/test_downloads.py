@@ -17,7 +17,7 @@ def read_csv(body: bytes) -> list[dict[str, str]]:
 
 
 def streamed(response: Any) -> bytes:
-    return streamed(response)
+    return b"".join(response.streaming_content)
 
 
 def test_it_streams_every_cycle_with_pseudonyms(demo_snapshot: Snapshot, client: Client) -> None:

@@ -75,6 +75,7 @@ INSTALLED_APPS = [
     "django.contrib.staticfiles",
     "rest_framework",
     "drf_spectacular",
+    "drf_spectacular_sidecar",
     "ingest",
     "leaderboard",
 ]
@@ -135,6 +136,8 @@ SPECTACULAR_SETTINGS = {
     "DESCRIPTION": "Contribute anonymized agent cycles and read the pooled planner → builder rankings.",
     "VERSION": "1",
     "SERVE_INCLUDE_SCHEMA": False,
+    # Redoc's script from our own static files: the docs page needs no CDN.
+    "REDOC_DIST": "SIDECAR",
 }
 
 # Ingest limits (the contract's caps) and request rates per install and per client address.

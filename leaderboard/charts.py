@@ -75,7 +75,7 @@ GUIDES = ((-2.0, "÷4"), (-1.0, "÷2"), (0.0, "pool"), (1.0, "×2"), (2.0, "×4"
 def axis_strip(*, rows: Sequence[dict[str, Any]], hue: object, label: str, span: float) -> SafeString:
     """The ten axes on the ×4 log scale: pool at the centre, raw hollow, adjusted solid."""
     colour = hue_colour(hue)
-    left, right, row_height, top = 150.0, 590.0, 30.0, 26.0
+    left, right, row_height, top = 120.0, 440.0, 28.0, 40.0
     width = right + 20
     height = top + row_height * len(rows) + 8
     plot = right - left
@@ -96,8 +96,8 @@ def axis_strip(*, rows: Sequence[dict[str, Any]], hue: object, label: str, span:
             f'<text x="{gx:.1f}" y="{top - 10:.1f}" text-anchor="middle" class="guide-text">{name}</text>'
         )
     parts.append(
-        f'<text x="{left:.0f}" y="12" class="guide-text">worse</text>'
-        f'<text x="{right:.0f}" y="12" text-anchor="end" class="guide-text">better</text>'
+        f'<text x="{left:.0f}" y="12" class="guide-text">← worse</text>'
+        f'<text x="{right:.0f}" y="12" text-anchor="end" class="guide-text">better →</text>'
     )
     for index, row in enumerate(rows):
         axis = row["axis"]
@@ -177,5 +177,7 @@ def sparkline(*, points: Sequence[HistoryPoint], hue: object, label: str) -> Saf
     line = " ".join(f"{x(i):.1f},{y(p.score_adj):.1f}" for i, p in enumerate(points))
     parts.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>')
     parts.append(f'<circle cx="{x(count - 1):.1f}" cy="{y(last.score_adj):.1f}" r="3.5" fill="{colour}"/>')
+    if count == 1:
+        parts.append(f'<text x="{x(0) + 8:.1f}" y="14" class="guide-text">one snapshot so far</text>')
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above

@@ -202,6 +202,14 @@ def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
+def row_for(view_doc: dict[str, Any], label: str) -> dict[str, Any]:
+    """One group's leaderboard row, with ties read against the whole view."""
+    for row in leaderboard_rows(view_doc):
+        if row["label"] == label:
+            return row
+    raise UnknownGroup(label)
+
+
 def provisional_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         {"label": item.get("label", ""), "hjudged": item.get("hjudged", 0), "raw": item.get("raw") or {}}

@@ -236,7 +236,7 @@ def pairing(request: HttpRequest) -> HttpResponse:
         context.update(
             {
                 "group": group,
-                "row": pages.leaderboard_rows({"groups": [group]})[0],
+                "row": pages.row_for(view_doc, label),
                 "axis_rows": rows,
                 "tiers": [
                     (name, weight, (group.get("tiers") or {}).get(name), (group.get("tiersAdj") or {}).get(name))
@@ -315,8 +315,8 @@ def compare(request: HttpRequest) -> HttpResponse:
                 "a": group_a,
                 "b": group_b,
                 "same": same,
-                "row_a": pages.leaderboard_rows({"groups": [group_a]})[0],
-                "row_b": pages.leaderboard_rows({"groups": [group_b]})[0],
+                "row_a": pages.row_for(view_doc, chosen_a),
+                "row_b": pages.row_for(view_doc, chosen_b),
                 "axes": pages.compare_axes(group_a, group_b),
                 "tier_rows": pages.compare_tiers(group_a, group_b),
                 "links": pages.quick_links(view_doc, group_a),

@@ -1,5 +1,6 @@
 """Formatting for the public pages: numbers with their units, shares, links to one group."""
 
+from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 from django import template
@@ -44,6 +45,20 @@ def axis_value(value: object, axis: Axis) -> str:
     if axis.unit:
         return f"{as_number:.2f} {axis.unit}"
     return f"{as_number:.2f}"
+
+
+@register.filter
+def when(value: object) -> str:
+    """An ISO time from a document's meta, as a reader writes it: 2026-09-09 08:37 UTC."""
+    if not isinstance(value, str):
+        return ""
+    try:
+        moment = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return value
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(UTC)
+    return f"{moment:%Y-%m-%d %H:%M} UTC"
 
 
 @register.filter

@@ -84,3 +84,13 @@ def test_it_answers_404_for_an_unknown_group(demo_snapshot: Snapshot, client: Cl
     response = client.get("/pairing/", params)
     assert response.status_code == 404
     assert "Not found" in response.content.decode()
+
+
+def test_it_reads_a_tie_against_the_whole_view(demo_snapshot: Snapshot, client: Client) -> None:
+    groups = demo_snapshot.views["modelCombo"]["groups"]
+    ranks = [g["rank"] for g in groups]
+    for group in groups:
+        html = client.get("/pairing/", {"view": "modelCombo", "label": group["label"]}).content.decode()
+        tied = ranks.count(group["rank"]) > 1
+        assert (f"Rank ={group['rank']} in pairings" in html) == tied
+        assert ("(a tie:" in html) == tied

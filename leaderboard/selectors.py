@@ -11,12 +11,11 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
-from ingest.columns import FACT_FIELDS
 from leaderboard.models import Snapshot
-from scoring import ScoringConfig, compute_document
+from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
 
-# The scoring input, in the order the one query selects it.
-FRAME_COLUMNS: tuple[str, ...] = ("contributor", "cycle_key", *FACT_FIELDS)
+# The scoring input: exactly the columns the scorer reads, in the order the one query selects them.
+FRAME_COLUMNS: tuple[str, ...] = CYCLE_COLUMNS
 _TEXT_COLUMNS = frozenset(
     {
         "cycle_key",
@@ -52,7 +51,9 @@ def latest_snapshot() -> Snapshot | None:
 
 
 def _cycles_sql(*, since: dt.date | None, until: dt.date | None) -> tuple[str, list[Any]]:
-    columns = ", ".join(["c.contributor_id AS contributor", *(f"c.{name}" for name in FRAME_COLUMNS[1:])])
+    columns = ", ".join(
+        "c.contributor_id AS contributor" if name == "contributor" else f"c.{name}" for name in FRAME_COLUMNS
+    )
     where = ["k.retracted_at IS NULL"]
     params: list[Any] = []
     if since is not None:
@@ -63,7 +64,7 @@ def _cycles_sql(*, since: dt.date | None, until: dt.date | None) -> tuple[str, l
         params.append(until)
     sql = (
         f"SELECT {columns} FROM ingest_cycle c JOIN ingest_contributor k ON k.id = c.contributor_id "  # noqa: S608
-        f"WHERE {' AND '.join(where)} ORDER BY c.contributor_id, c.cycle_key"
+        f"WHERE {' AND '.join(where)}"
     )
     return sql, params
 

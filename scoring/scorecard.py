@@ -1,8 +1,7 @@
 """One view's scorecard: sums per group, raw axes, the pool and finishing (scoring spec A2-A5).
 
-The point estimate sums straight from each cycle's group code. The bootstrap needs the
-cycles of the ranked groups laid out by group (GroupedCycles) so that a resample is a
-matrix of counts against them.
+The point estimate sums straight from each cycle's group code; the bootstrap lays the
+cycles out its own way (scoring.bootstrap).
 """
 
 from dataclasses import dataclass
@@ -13,7 +12,7 @@ import numpy.typing as npt
 from scoring.finishing import Finished, finish
 from scoring.judged import Contributions
 from scoring.shapes import EVIDENCE_K, MIN_JUDGED, SUMS, S
-from scoring.sums import LatencyBags, evidence, pool_axes, raw_axes, weighted_medians
+from scoring.sums import evidence, pool_axes, raw_axes, weighted_medians
 from scoring.views import Grouping
 
 FloatArray = npt.NDArray[np.float64]
@@ -21,17 +20,17 @@ IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
 
-def _stable_order_by(codes: IntArray, groups: int) -> IntArray:
+def stable_order_by(codes: IntArray, groups: int) -> IntArray:
     """Stable argsort of small group codes (a radix sort when they fit 16 bits)."""
     small = codes.astype(np.uint16) if groups <= 2**16 else codes
     return np.argsort(small, kind="stable").astype(np.int64)
 
 
-def _bounds(sizes: IntArray) -> IntArray:
+def bounds_of(sizes: IntArray) -> IntArray:
     return np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
 
 
-def _members(codes: IntArray, keep: BoolArray) -> BoolArray:
+def members(codes: IntArray, keep: BoolArray) -> BoolArray:
     """The cycles whose group is kept (a code of -1 is outside the view)."""
     member = codes >= 0
     member[member] = keep[codes[member]]
@@ -45,16 +44,16 @@ def group_bags(codes: IntArray, keep: BoolArray, contributions: Contributions) -
     keeps that order inside each bag.
     """
     order = contributions.latency_order
-    by_latency = order[_members(codes, keep)[order]]
-    rows = by_latency[_stable_order_by(codes[by_latency], len(keep))]
+    by_latency = order[members(codes, keep)[order]]
+    rows = by_latency[stable_order_by(codes[by_latency], len(keep))]
     sizes = np.bincount(codes[rows], minlength=len(keep))[keep]
-    return rows, _bounds(sizes)
+    return rows, bounds_of(sizes)
 
 
 def pool_bag_rows(codes: IntArray, keep: BoolArray, contributions: Contributions) -> IntArray:
     """All kept groups' latency pairs together, in latency order: the pool's bag (A4)."""
     order = contributions.latency_order
-    return order[_members(codes, keep)[order]]
+    return order[members(codes, keep)[order]]
 
 
 @dataclass(frozen=True)
@@ -93,50 +92,3 @@ def point_scorecard(
     pool = pool_axes(sums[None, ranked, :], pool_latency)[0]
     finished = finish(raw[ranked], ev[ranked], pool[None, :], evidence_k)
     return PointScorecard(grouping, sums, raw, ev, ranked, pool, finished)
-
-
-@dataclass(frozen=True)
-class GroupedCycles:
-    """The cycles of a view's ranked groups laid out by group (then canonical order).
-
-    Group g is rows bounds[g]:bounds[g+1]; the bags index into this layout.
-    """
-
-    bounds: IntArray
-    values: FloatArray  # (n, S) contributions
-    bags: LatencyBags  # each group's latency bag
-    pool_bag: LatencyBags  # every cycle with a latency, one segment sorted by latency
-
-
-def grouped_cycles(codes: IntArray, keep: BoolArray, contributions: Contributions) -> GroupedCycles:
-    """Lay out the cycles of the groups in `keep` by group, stable in canonical order."""
-    member = _members(codes, keep)
-    in_view = np.flatnonzero(member)
-    rows = in_view[_stable_order_by(codes[in_view], len(keep))]
-    bounds = _bounds(np.bincount(codes[rows], minlength=len(keep))[keep])
-    position = np.full(len(codes), -1, dtype=np.int64)
-    position[rows] = np.arange(len(rows))
-    bag_rows, bag_bounds = group_bags(codes, keep, contributions)
-    pool_rows = pool_bag_rows(codes, keep, contributions)
-
-    def bag(order_rows: IntArray, bounds: IntArray) -> LatencyBags:
-        return LatencyBags(
-            order=position[order_rows],
-            values=contributions.latency[order_rows],
-            weights=contributions.steps[order_rows],
-            bounds=bounds,
-        )
-
-    return GroupedCycles(
-        bounds=bounds,
-        values=np.take(contributions.values, rows, axis=0),
-        bags=bag(bag_rows, bag_bounds),
-        pool_bag=bag(pool_rows, np.array([0, len(pool_rows)], dtype=np.int64)),
-    )
-
-
-def resampled_pool(sums: FloatArray, cycles: GroupedCycles, counts: IntArray) -> FloatArray:
-    """(B, A) pool of resampled ranked groups: their sums and all their latency pairs together (A4)."""
-    bag = cycles.pool_bag
-    pool_latency = weighted_medians(bag.values, counts[:, bag.order] * bag.weights, bag.bounds)[:, 0]
-    return pool_axes(sums, pool_latency)

@@ -5,8 +5,6 @@ by `bounds` (G + 1 offsets). A resample is a matrix of counts (how often each cy
 drawn), so one function serves the point estimate (counts all 1) and the bootstrap.
 """
 
-from dataclasses import dataclass
-
 import numpy as np
 import numpy.typing as npt
 
@@ -16,53 +14,55 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
-@dataclass(frozen=True)
-class LatencyBags:
-    """The latency bags of a set of groups: pairs (latmed, a) with latmed >= 0.
+def running_weights(weights: FloatArray) -> FloatArray:
+    """(B, m + 1) running sums of each row of weights, from a leading 0.
 
-    `order` indexes the cycles (in their group-sorted order) of every bag, sorted by
-    group then latency; `bounds` delimits each group's bag inside it.
-    """
-
-    order: IntArray
-    values: FloatArray  # latency of order[i]
-    weights: IntArray  # a of order[i]
-    bounds: IntArray
-
-
-def weighted_medians(values: FloatArray, weights: IntArray, bounds: IntArray) -> FloatArray:
-    """Weighted median of each segment, for each row of `weights` (B x m): A3's rule.
-
-    Sort pairs by value (done by the caller); the median is the first value at which the
-    running weight reaches half the segment's total. Integer weights keep it exact.
-    NaN for a segment whose total weight is 0.
+    Weights are whole numbers (steps x draws) far below 2**53, so float64 sums are exact.
     """
     weights = np.atleast_2d(weights)
-    rows = weights.shape[0]
-    running = np.zeros((rows, weights.shape[1] + 1), dtype=np.int64)
+    running = np.zeros((weights.shape[0], weights.shape[1] + 1))
     np.cumsum(weights, axis=1, out=running[:, 1:])
+    return running
+
+
+def segment_medians(values: FloatArray, running: FloatArray, bounds: IntArray) -> FloatArray:
+    """(B, G) weighted medians of the segments bounds[g]:bounds[g+1], given the running weights.
+
+    The first value at which the running weight reaches half the segment's total; for
+    whole-number weights, reaching total / 2 is reaching ceil(total / 2).
+    """
     before = running[:, bounds[:-1]]
     total = running[:, bounds[1:]] - before
-    # running >= total / 2  <=>  running >= ceil(total / 2) for integers.
     target = before + (total + 1) // 2
-    out = np.full((rows, len(bounds) - 1), np.nan)
+    out = np.full(total.shape, np.nan)
     if len(values) == 0:
         return out
-    for r in range(rows):
-        # First position whose running weight reaches the target; position i covers value i-1.
+    for r in range(running.shape[0]):
+        # Running position i covers the pairs before it, so the pair that reaches the target is i - 1.
         found = np.searchsorted(running[r], target[r], side="left") - 1
         out[r] = values[np.clip(found, 0, len(values) - 1)]
     out[total == 0] = np.nan
     return out
 
 
-def group_sums(values: FloatArray, bounds: IntArray, counts: IntArray) -> FloatArray:
+def weighted_medians(values: FloatArray, weights: FloatArray | IntArray, bounds: IntArray) -> FloatArray:
+    """Weighted median of each segment, for each row of `weights` (B x m): A3's rule.
+
+    Pairs are sorted by value inside each segment (by the caller); the median is the
+    first value at which the running weight reaches half the segment's total. Weights are
+    whole numbers (steps x draws), so their running sums are exact.
+    NaN for a segment whose total weight is 0; zero-weight pairs are never the median.
+    """
+    return segment_medians(values, running_weights(np.asarray(weights, dtype=np.float64)), bounds)
+
+
+def group_sums(values: FloatArray, bounds: IntArray, counts: FloatArray) -> FloatArray:
     """(B, G, S) sums per group: each row of counts says how often each cycle was drawn."""
-    as_float = np.atleast_2d(counts).astype(np.float64)
-    out = np.empty((as_float.shape[0], len(bounds) - 1, values.shape[1]))
+    counts = np.atleast_2d(counts)
+    out = np.empty((counts.shape[0], len(bounds) - 1, values.shape[1]))
     for g in range(len(bounds) - 1):
         lo, hi = bounds[g], bounds[g + 1]
-        out[:, g, :] = as_float[:, lo:hi] @ values[lo:hi]
+        out[:, g, :] = counts[:, lo:hi] @ values[lo:hi]
     return out
 
 

@@ -20,11 +20,13 @@ MODELS = (
 EFFORTS = ("", "default", "high", "max", "xhigh")
 
 
-def synthetic_cycles(n: int, *, seed: int = 1, contributors: int = 50, models: int = len(MODELS)) -> pd.DataFrame:
+def synthetic_cycles(
+    n: int, *, seed: int = 1, contributors: int = 50, models: int = len(MODELS), efforts: int = len(EFFORTS)
+) -> pd.DataFrame:
     """n cycles with every column of CYCLE_COLUMNS; most judged, most with a planner and a builder."""
     rng = np.random.default_rng(seed)
     names = np.array(MODELS[:models], dtype=object)
-    efforts = np.array(EFFORTS, dtype=object)
+    effort_names = np.array(EFFORTS[:efforts], dtype=object)
     model = names[rng.integers(0, len(names), n)]
     paired = rng.random(n) < 0.85
     planner = np.where(paired, names[rng.integers(0, len(names), n)], "")
@@ -56,11 +58,51 @@ def synthetic_cycles(n: int, *, seed: int = 1, contributors: int = 50, models: i
             "intervened": (rng.random(n) < 0.05).astype(np.int64),
             "step_seconds_median": np.where(rng.random(n) < 0.9, np.round(rng.gamma(3, 3, n), 2), -1.0),
             "ship_status": ship_status,
-            "effort": efforts[rng.integers(0, len(efforts), n)],
-            "planner_effort": np.where(paired, efforts[rng.integers(0, len(efforts), n)], ""),
-            "builder_effort": np.where(paired, efforts[rng.integers(0, len(efforts), n)], ""),
+            "effort": effort_names[rng.integers(0, len(effort_names), n)],
+            "planner_effort": np.where(paired, effort_names[rng.integers(0, len(effort_names), n)], ""),
+            "builder_effort": np.where(paired, effort_names[rng.integers(0, len(effort_names), n)], ""),
             "harness": "opencode",
             "harness_version": "1.2.0",
         }
     )
     return frame[list(CYCLE_COLUMNS)]
+
+
+# A judged, shipped, metered cycle; tests override what they are about.
+DEFAULT_CYCLE: dict[str, object] = {
+    "contributor": 1,
+    "cycle_key": "0000000000000000",
+    "day": "2026-03-01",
+    "model": "claude-opus-5",
+    "provider": "anthropic",
+    "role": 2,
+    "planner_model": "",
+    "planner_provider": "",
+    "builder_model": "",
+    "builder_provider": "",
+    "human_turns": 2,
+    "assistant_steps": 10,
+    "edits": 4,
+    "edit_paths": 1,
+    "edit_errors": 0,
+    "cost_usd": 1.5,
+    "shipped": 1,
+    "active_hours": 0.5,
+    "verified": 1,
+    "intervened": 0,
+    "step_seconds_median": 5.0,
+    "ship_status": 0,
+    "effort": "max",
+    "planner_effort": "",
+    "builder_effort": "",
+    "harness": "opencode",
+    "harness_version": "1.0.0",
+}
+
+
+def cycle_frame(rows: list[dict[str, object]]) -> pd.DataFrame:
+    """A frame of cycles from overrides of DEFAULT_CYCLE; keys default to the row's position."""
+    records = []
+    for i, overrides in enumerate(rows):
+        records.append({**DEFAULT_CYCLE, "cycle_key": f"{i:016x}", **overrides})
+    return pd.DataFrame.from_records(records, columns=list(CYCLE_COLUMNS))

@@ -1,0 +1,258 @@
+"""compute_document, bootstrap_samples and compare_groups: the shapes and numbers the service relies on."""
+
+import json
+from datetime import date
+from typing import Any
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from scoring import (
+    CYCLE_COLUMNS,
+    GroupNotRanked,
+    ScoringConfig,
+    bootstrap_samples,
+    compare_groups,
+    compute_document,
+)
+from scoring.shapes import AXIS_NAMES, TIER_NAMES, VIEWS
+from tests.scoring.synthetic import cycle_frame, synthetic_cycles
+
+FAST = ScoringConfig(resamples=40)
+POINT = ScoringConfig(resamples=0)
+GROUP_KEYS = {
+    "id",
+    "label",
+    "hue",
+    "hjudged",
+    "hshipped",
+    "hshipJudged",
+    "raw",
+    "adj",
+    "ev",
+    "tiers",
+    "tiersAdj",
+    "imputed",
+    "score",
+    "scoreAdj",
+    "ci",
+    "rank",
+    "contributors",
+    "top_share",
+    "flags",
+}
+
+
+@pytest.fixture(scope="module")
+def cycles() -> pd.DataFrame:
+    return synthetic_cycles(2500, seed=9, contributors=6, models=5, efforts=2)
+
+
+@pytest.fixture(scope="module")
+def document(cycles: pd.DataFrame) -> dict[str, Any]:
+    return compute_document(cycles, FAST, generated="2026-09-09T08:37:05Z")
+
+
+def test_it_exports_the_columns_it_reads_as_the_stored_field_names() -> None:
+    from ingest.columns import CONTRACT_TO_FIELD
+
+    assert set(CYCLE_COLUMNS) == {"contributor", *CONTRACT_TO_FIELD.values()}
+
+
+def test_it_returns_strict_json_without_numpy_types(document: dict[str, Any]) -> None:
+    text = json.dumps(document, allow_nan=False)
+    assert json.loads(text) == document
+
+
+def test_it_shapes_every_view_like_the_published_pool(document: dict[str, Any]) -> None:
+    assert tuple(document["views"]) == VIEWS
+    for view, body in document["views"].items():
+        assert body["span"] == 2
+        assert set(body["pool"]) == set(AXIS_NAMES)
+        assert body["groups"], view
+        for group in body["groups"]:
+            pairing = view in ("modelCombo", "famCombo", "modelEffortCombo")
+            assert set(group) == GROUP_KEYS | ({"planner", "builder"} if pairing else set()), view
+            assert set(group["tiers"]) == set(TIER_NAMES)
+            assert group["hjudged"] >= 10
+            assert 0 <= group["hue"] < 360
+            if pairing:
+                assert group["label"] == f"{group['planner']} → {group['builder']}"
+        scores = [g["scoreAdj"] for g in body["groups"]]
+        assert scores == sorted(scores, reverse=True)
+
+
+def test_it_counts_meta_over_the_judged_cycles(cycles: pd.DataFrame, document: dict[str, Any]) -> None:
+    judged = cycles[(cycles.assistant_steps > 0) & (cycles.edits > 0) & (cycles.edit_paths == 1)]
+    meta = document["meta"]
+    assert meta["judged"] == len(judged)
+    assert meta["shipped"] == int((judged.shipped == 1).sum())
+    assert meta["shipJudged"] == int((judged.ship_status == 0).sum())
+    assert meta["pending"] == int((judged.ship_status == 1).sum())
+    assert meta["unshippable"] == meta["impossible"] == int((judged.ship_status == 2).sum())
+    assert meta["shipJudged"] + meta["pending"] + meta["unshippable"] == meta["judged"]
+    assert meta["contributors"] == judged.contributor.nunique()
+    assert meta["start"] == str(pd.to_datetime(judged.day).min().date())
+    assert (meta["schema"], meta["minJudged"], meta["evidenceK"]) == (3, 10, 10)
+    assert meta["weights"] == "30/20/15/15/10/10"
+    assert (meta["resamples"], meta["seed"], meta["generated"]) == (40, 20260909, "2026-09-09T08:37:05Z")
+
+
+def test_it_counts_view_meta_over_the_views_own_cycles(cycles: pd.DataFrame, document: dict[str, Any]) -> None:
+    judged = cycles[(cycles.assistant_steps > 0) & (cycles.edits > 0) & (cycles.edit_paths == 1)]
+    paired = judged[(judged.planner_model != "") & (judged.builder_model != "")]
+    assert document["views"]["model"]["meta"]["judged"] == len(judged)
+    combo = document["views"]["modelCombo"]["meta"]
+    assert combo["judged"] == len(paired)
+    assert combo["pending"] == int((paired.ship_status == 1).sum())
+    in_groups = sum(g["hjudged"] for g in document["views"]["modelCombo"]["groups"])
+    in_provisional = sum(p["hjudged"] for p in document["views"]["modelCombo"]["provisional"])
+    assert in_groups + in_provisional == len(paired)
+
+
+def test_it_gives_intervals_and_ranks_consistent_with_them(document: dict[str, Any]) -> None:
+    for body in document["views"].values():
+        groups = body["groups"]
+        for group in groups:
+            lo, hi = group["ci"]
+            assert lo <= hi
+            above = sum(1 for other in groups if other["ci"][0] > hi)
+            assert group["rank"] == 1 + above
+        assert groups[0]["rank"] == 1
+
+
+def test_it_ranks_by_point_order_without_resamples(cycles: pd.DataFrame) -> None:
+    body = compute_document(cycles, POINT)["views"]["model"]
+    assert all(g["ci"] is None for g in body["groups"])
+    assert [g["rank"] for g in body["groups"]] == list(range(1, len(body["groups"]) + 1))
+
+
+def test_it_keeps_point_scores_the_same_with_or_without_bootstrap(
+    cycles: pd.DataFrame, document: dict[str, Any]
+) -> None:
+    point = compute_document(cycles, POINT, generated=document["meta"]["generated"])
+    for view in VIEWS:
+        for ours, theirs in zip(point["views"][view]["groups"], document["views"][view]["groups"], strict=True):
+            assert (ours["label"], ours["scoreAdj"], ours["raw"]) == (
+                theirs["label"],
+                theirs["scoreAdj"],
+                theirs["raw"],
+            )
+
+
+def _small_pool() -> pd.DataFrame:
+    """Two ranked models from two contributors, one provisional model, one paired group."""
+    rows: list[dict[str, Any]] = []
+    for i in range(30):
+        rows.append({"model": "claude-opus-5", "contributor": 1 + (i % 3 == 0), "day": f"2026-03-{1 + i % 20:02d}"})
+    for i in range(12):
+        rows.append({"model": "grok-4.6", "contributor": 2, "shipped": i % 2, "day": "2026-02-01", "effort": ""})
+    for _ in range(4):
+        rows.append({"model": "qwen-4-coder", "contributor": 1})
+    for i in range(10):
+        rows.append(
+            {"model": "grok-4.6", "planner_model": "gpt-6", "builder_model": "grok-4.6", "human_turns": 1 + i % 3}
+        )
+    rows.append({"edits": 0, "shipped": 0, "verified": 0})  # not judged
+    return cycle_frame(rows)
+
+
+def test_it_lists_groups_below_the_floor_as_provisional_raw_only() -> None:
+    body = compute_document(_small_pool(), POINT)["views"]["model"]
+    assert {g["label"] for g in body["groups"]} == {"claude-opus-5", "grok-4.6"}
+    assert body["provisional"] == [
+        {"label": "qwen-4-coder", "hjudged": 4, "raw": body["provisional"][0]["raw"]},
+    ]
+    assert body["provisional"][0]["raw"]["shipr"] == 100.0
+
+
+def test_it_numbers_groups_by_first_appearance() -> None:
+    body = compute_document(_small_pool(), POINT)["views"]["model"]
+    ids = {g["label"]: g["id"] for g in body["groups"]}
+    assert ids == {"grok-4.6": "g0", "claude-opus-5": "g1"}
+
+
+def test_it_reports_contributors_share_and_flags_per_row() -> None:
+    body = compute_document(_small_pool(), POINT)["views"]["model"]
+    by_label = {g["label"]: g for g in body["groups"]}
+    opus = by_label["claude-opus-5"]
+    assert (opus["contributors"], opus["top_share"]) == (2, 20 / 30)
+    assert opus["flags"] == []
+    grok = by_label["grok-4.6"]
+    assert grok["contributors"] == 2
+    assert grok["flags"] == ["thin"]
+    combo = compute_document(_small_pool(), POINT)["views"]["modelCombo"]["groups"]
+    assert [(g["label"], g["flags"], g["planner"], g["builder"]) for g in combo] == [
+        ("gpt-6 → grok-4.6", ["thin", "one-contributor", "dominated"], "gpt-6", "grok-4.6")
+    ]
+
+
+def test_it_scores_a_lone_ranked_group_at_the_pool() -> None:
+    combo = compute_document(_small_pool(), POINT)["views"]["modelCombo"]
+    (group,) = combo["groups"]
+    assert group["score"] == pytest.approx(50.0)
+    assert group["scoreAdj"] == pytest.approx(50.0)
+    assert group["raw"] == combo["pool"]
+
+
+def test_it_narrows_the_scope_by_day_inclusive() -> None:
+    document = compute_document(_small_pool(), POINT, since=date(2026, 3, 1), until=date(2026, 3, 10))
+    meta = document["meta"]
+    assert (meta["since"], meta["until"]) == ("2026-03-01", "2026-03-10")
+    assert (meta["start"], meta["end"]) == ("2026-03-01", "2026-03-10")
+    # Opus on days 1..10 (20 of its 30), qwen and the paired grok cycles on day 1; grok's own February cycles are out.
+    assert meta["judged"] == 20 + 4 + 10
+    by_label = {g["label"]: g["hjudged"] for g in document["views"]["model"]["groups"]}
+    assert by_label == {"claude-opus-5": 20, "grok-4.6": 10}
+
+
+def test_it_scores_an_empty_pool_without_failing() -> None:
+    document = compute_document(cycle_frame([]), FAST)
+    assert document["meta"]["judged"] == 0
+    assert document["meta"]["start"] is None
+    for body in document["views"].values():
+        assert body["groups"] == [] and body["provisional"] == []
+        assert all(value is None for value in body["pool"].values())
+    json.dumps(document, allow_nan=False)
+
+
+def test_it_gives_the_same_document_whatever_the_row_order(cycles: pd.DataFrame, document: dict[str, Any]) -> None:
+    shuffled = cycles.sample(frac=1.0, random_state=4).reset_index(drop=True)
+    assert compute_document(shuffled, FAST, generated=document["meta"]["generated"]) == document
+
+
+def test_it_hands_out_the_bootstrap_samples_behind_the_intervals(
+    cycles: pd.DataFrame, document: dict[str, Any]
+) -> None:
+    samples = bootstrap_samples(cycles, FAST, view="famCombo")
+    groups = document["views"]["famCombo"]["groups"]
+    assert set(samples) == {g["label"] for g in groups}
+    for group in groups:
+        assert len(samples[group["label"]]) == 40
+        assert np.percentile(samples[group["label"]], [2.5, 97.5]).tolist() == group["ci"]
+
+
+def test_it_compares_two_groups_with_the_same_draws(cycles: pd.DataFrame, document: dict[str, Any]) -> None:
+    first, second = document["views"]["model"]["groups"][:2]
+    result = compare_groups(cycles, FAST, view="model", label_a=first["label"], label_b=second["label"])
+    assert result["difference"] == pytest.approx(first["scoreAdj"] - second["scoreAdj"], abs=1e-12)
+    samples = bootstrap_samples(cycles, FAST, view="model")
+    diffs = np.array(samples[first["label"]]) - np.array(samples[second["label"]])
+    assert result["ci"] == np.percentile(diffs, [2.5, 97.5]).tolist()
+    assert result["a_beats_b"] == float((diffs > 0).mean())
+    reverse = compare_groups(cycles, FAST, view="model", label_a=second["label"], label_b=first["label"])
+    assert reverse["difference"] == pytest.approx(-result["difference"])
+    assert reverse["a_beats_b"] == pytest.approx(1 - result["a_beats_b"])  # ties have probability zero here
+
+
+def test_it_refuses_to_compare_a_group_that_is_not_ranked(cycles: pd.DataFrame) -> None:
+    with pytest.raises(GroupNotRanked):
+        compare_groups(cycles, FAST, view="model", label_a="claude-opus-5", label_b="no-such-model")
+
+
+def test_it_compares_without_an_interval_when_there_are_no_resamples(cycles: pd.DataFrame) -> None:
+    labels = [g["label"] for g in compute_document(cycles, POINT)["views"]["family"]["groups"]][:2]
+    result = compare_groups(cycles, POINT, view="family", label_a=labels[0], label_b=labels[1])
+    assert result["ci"] is None and result["a_beats_b"] is None
+    assert result["difference"] >= 0

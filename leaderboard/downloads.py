@@ -72,7 +72,7 @@ def cycle_lines() -> Iterator[str]:
 
 @require_safe
 def cycles_csv(request: HttpRequest) -> StreamingHttpResponse:
-    snapshot_id = pages.snapshot_id_for(pages.current_generation())
+    _, snapshot_id = pages.serving_snapshot()
     response = StreamingHttpResponse(cycle_lines(), content_type="text/csv; charset=utf-8")
     _stamp(response, snapshot_id=snapshot_id, kind="cycles")
     return response
@@ -125,7 +125,7 @@ def rankings_csv(request: HttpRequest) -> HttpResponse:
     view = param(request, "view", pages.DEFAULT_VIEW)
     if view not in pages.VIEWS:
         return not_found_page("There is no such view.")
-    snapshot_id = pages.snapshot_id_for(pages.current_generation())
+    _, snapshot_id = pages.serving_snapshot()
     snapshot = published_snapshot(snapshot_id)
     if snapshot is None:
         return not_found_page("Nothing is ranked yet.")

@@ -14,7 +14,7 @@ from typing import Any
 from django.core.cache import cache
 
 from leaderboard.models import Snapshot
-from leaderboard.services import cache_generation
+from leaderboard.services import GENERATION_KEY, cache_generation
 
 # The six views in tab order, with the words a reader sees.
 VIEWS: dict[str, str] = {
@@ -77,9 +77,10 @@ WINDOWS: dict[str, str] = {"all": "All time", "90": "90 days", "30": "30 days", 
 DEFAULT_SPAN = 2.0
 
 PAGE_SECONDS = 24 * 3600
-# Which snapshot a cache generation serves; short-lived so a publish that never bumps
-# the generation (an admin shell) still shows within a minute.
-SNAPSHOT_OF_SECONDS = 60
+# Which snapshot the current cache generation serves. Short-lived, so a publish that never
+# bumps the generation (an admin shell) still shows within a minute.
+SERVING_KEY = "leaderboard:serving"
+SERVING_SECONDS = 60
 
 
 class UnknownGroup(LookupError):
@@ -89,19 +90,19 @@ class UnknownGroup(LookupError):
 # ---------------------------------------------------------------- cache generations
 
 
-def current_generation() -> int:
-    """The page-cache generation the recompute bumps after each publish (no query)."""
-    return cache_generation()
-
-
-def snapshot_id_for(generation: int) -> int:
-    """The newest snapshot's id as seen by this generation, 0 when none: at most one query."""
-    key = f"leaderboard:snapshot-of:{generation}"
-    snapshot_id = cache.get(key)
-    if snapshot_id is None:
-        snapshot_id = Snapshot.objects.published().values_list("id", flat=True).first() or 0
-        cache.set(key, snapshot_id, SNAPSHOT_OF_SECONDS)
-    return int(snapshot_id)
+def serving_snapshot() -> tuple[int, int]:
+    """(cache generation, newest snapshot id or 0) in one cache round trip, plus one query
+    only when the generation has moved since the last look."""
+    held = cache.get_many([GENERATION_KEY, SERVING_KEY])
+    generation = held.get(GENERATION_KEY)
+    if generation is None:
+        generation = cache_generation()
+    serving = held.get(SERVING_KEY)
+    if isinstance(serving, tuple | list) and len(serving) == 2 and serving[0] == generation:
+        return int(generation), int(serving[1])
+    snapshot_id = Snapshot.objects.published().values_list("id", flat=True).first() or 0
+    cache.set(SERVING_KEY, (generation, snapshot_id), SERVING_SECONDS)
+    return int(generation), snapshot_id
 
 
 def page_cache_key(snapshot_id: int, generation: int, page: str, *parts: object) -> str:

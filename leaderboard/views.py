@@ -5,6 +5,8 @@ and one of: score history, cycles for a window or a comparison) and none on a hi
 """
 
 import logging
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -99,19 +101,47 @@ class Lazy:
         return published_snapshot(self.snapshot_id)
 
 
+# Pages this process has served, by cache key: a hit costs no trip to the shared cache
+# for the body. Keys name the snapshot and generation, so an entry is never stale.
+LOCAL_PAGES = 256
+_local_pages: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
+_local_lock = threading.Lock()
+
+
+def forget_local_pages() -> None:
+    """Drop this process's page copies and held snapshot (tests; after flushing the cache)."""
+    global _newest
+    with _local_lock:
+        _local_pages.clear()
+    _newest = None
+
+
+def _remember(key: str, held: tuple[int, bytes]) -> None:
+    with _local_lock:
+        _local_pages[key] = held
+        _local_pages.move_to_end(key)
+        while len(_local_pages) > LOCAL_PAGES:
+            _local_pages.popitem(last=False)
+
+
 def cached_page(page: str, parts: tuple[object, ...], build: Callable[[Lazy], HttpResponse]) -> HttpResponse:
     """Serve a page from the cache of the newest snapshot, building it once per snapshot."""
-    generation = pages.current_generation()
-    snapshot_id = pages.snapshot_id_for(generation)
+    generation, snapshot_id = pages.serving_snapshot()
     key = pages.page_cache_key(snapshot_id, generation, page, *parts)
-    held = cache.get(key)
+    held = _local_pages.get(key)
+    if held is None:
+        held = cache.get(key)
+        if held is not None:
+            _remember(key, held)
     if held is not None:
         status, body = held
         response = HttpResponse(body, status=status)
     else:
         response = build(Lazy(snapshot_id))
         if response.status_code == 200:
-            cache.set(key, (response.status_code, response.content), pages.PAGE_SECONDS)
+            held = (response.status_code, response.content)
+            cache.set(key, held, pages.PAGE_SECONDS)
+            _remember(key, held)
     response["X-Snapshot"] = str(snapshot_id)
     return response
 

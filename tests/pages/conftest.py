@@ -14,9 +14,9 @@ TEST_CYCLES = 1500
 @pytest.fixture(autouse=True)
 def _cold_process_memo() -> Iterator[None]:
     """Each test starts without the process's held snapshot, so query counts are the cold ones."""
-    views._newest = None
+    views.forget_local_pages()
     yield
-    views._newest = None
+    views.forget_local_pages()
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ $(VENV)/.installed: pyproject.toml | $(BIN)/activate
 
 run: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --no-input
+	$(BIN)/python manage.py load_demo --if-empty
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 lint: $(VENV)/.installed

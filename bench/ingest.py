@@ -37,8 +37,8 @@ from psycopg import sql
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from ingest.columns import FACT_FIELDS, SCHEMA_3_COLUMNS  # noqa: E402
-from ingest.contract import validate_envelope  # noqa: E402
+from ingest.columns import SCHEMA_3_COLUMNS  # noqa: E402
+from ingest.contract import STORED_FIELDS, validate_envelope  # noqa: E402
 
 SCRATCH_DATABASE = "pragmatikos_bench_ingest"
 COPY_TABLE = "bench_ingest_copy"
@@ -216,11 +216,8 @@ def copy_rows(database_url: str, envelopes: list[dict[str, Any]]) -> tuple[float
         validation = validate_envelope(body, now=now, max_rows=len(body["rows"]))
         assert validation.envelope is not None, validation.errors[:3]
         generated = validation.envelope.generated
-        stored += [
-            (contributor, row["cycle_key"], *(row[name] for name in FACT_FIELDS), generated, now)
-            for row in validation.envelope.rows
-        ]
-    columns = ["contributor_id", "cycle_key", *FACT_FIELDS, "generated", "received_at"]
+        stored += [(contributor, *row, generated, now) for row in validation.envelope.rows]
+    columns = ["contributor_id", *STORED_FIELDS, "generated", "received_at"]
     with psycopg.connect(database_url) as conn:
         conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(COPY_TABLE)))
         conn.execute(sql.SQL("CREATE TABLE {} (LIKE ingest_cycle INCLUDING ALL)").format(sql.Identifier(COPY_TABLE)))

@@ -159,7 +159,7 @@ class PreviewApi(APIView):
             "schema": envelope.schema,
             "extractor": envelope.extractor,
             "generated": envelope.generated,
-            "rows": envelope.rows,
+            "rows": envelope.row_dicts(),
         }
         return Response(body, status=status.HTTP_200_OK)
 

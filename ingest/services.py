@@ -18,7 +18,7 @@ from typing import Any
 from django.db import connection, models, transaction
 
 from ingest.columns import FACT_FIELDS
-from ingest.contract import Envelope
+from ingest.contract import STORED_FIELDS, Envelope
 from ingest.models import Contributor, Cycle, Receipt, install_hash
 
 
@@ -68,22 +68,23 @@ def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
         stored = {
             values[0]: values
             for values in Cycle.objects.filter(
-                contributor_id=contributor.id, cycle_key__in=[row["cycle_key"] for row in envelope.rows]
+                contributor_id=contributor.id, cycle_key__in=[row[0] for row in envelope.rows]
             ).values_list("cycle_key", "id", "generated", *FACT_FIELDS)
         }
-        new_rows: list[dict[str, Any]] = []
+        new_rows: list[tuple[Any, ...]] = []
         # (id, row): rows whose stored copy is rewritten, and which of them count as updated.
-        rewrites: list[tuple[int, dict[str, Any]]] = []
+        rewrites: list[tuple[int, tuple[Any, ...]]] = []
         updated = unchanged = 0
         for row in envelope.rows:
-            copy = stored.get(row["cycle_key"])
+            copy = stored.get(row[0])
             if copy is None:
                 new_rows.append(row)
                 continue
             if copy[2] > generated:
                 unchanged += 1
                 continue
-            same_facts = all(row[name] == value for name, value in zip(FACT_FIELDS, copy[3:], strict=True))
+            # Rows are (cycle_key, *FACT_FIELDS); the stored copy is (cycle_key, id, generated, *FACT_FIELDS).
+            same_facts = row[1:] == copy[3:]
             if same_facts:
                 unchanged += 1
                 # Same facts from a later extraction: move `generated` on, so an older request
@@ -112,10 +113,18 @@ def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
     return ContributionResult(accepted=len(envelope.rows), inserted=inserted, updated=updated, unchanged=unchanged)
 
 
-def _insert_cycles(rows: list[dict[str, Any]], *, contributor_id: int, generated: datetime, now: datetime) -> None:
+def _insert_cycles(rows: list[tuple[Any, ...]], *, contributor_id: int, generated: datetime, now: datetime) -> None:
     """Insert new cycles in one statement: COPY on PostgreSQL, bulk_create elsewhere."""
     if connection.vendor != "postgresql":
-        cycles = [Cycle(contributor_id=contributor_id, generated=generated, received_at=now, **row) for row in rows]
+        cycles = [
+            Cycle(
+                contributor_id=contributor_id,
+                generated=generated,
+                received_at=now,
+                **dict(zip(STORED_FIELDS, row, strict=True)),
+            )
+            for row in rows
+        ]
         Cycle.objects.bulk_create(cycles)
         return
     # COPY rather than INSERT: several times faster for a batch, since nothing is parsed
@@ -129,7 +138,7 @@ def _insert_cycles(rows: list[dict[str, Any]], *, contributor_id: int, generated
     started = time.monotonic()
     with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
         for row in rows:
-            copy.write_row((contributor_id, row["cycle_key"], *[row[name] for name in FACT_FIELDS], generated, now))
+            copy.write_row((contributor_id, *row, generated, now))
     if connection.queries_logged:
         # COPY bypasses the cursor wrapper's logging; record it so query counts stay honest.
         connection.queries_log.append(
@@ -137,10 +146,13 @@ def _insert_cycles(rows: list[dict[str, Any]], *, contributor_id: int, generated
         )
 
 
-def _rewrite_cycles(rewrites: list[tuple[int, dict[str, Any]]], *, generated: datetime, now: datetime) -> None:
+def _rewrite_cycles(rewrites: list[tuple[int, tuple[Any, ...]]], *, generated: datetime, now: datetime) -> None:
     """Overwrite the facts of stored cycles in one statement."""
     if connection.vendor != "postgresql":
-        cycles = [Cycle(id=pk, generated=generated, received_at=now, **row) for pk, row in rewrites]
+        cycles = [
+            Cycle(id=pk, generated=generated, received_at=now, **dict(zip(STORED_FIELDS, row, strict=True)))
+            for pk, row in rewrites
+        ]
         Cycle.objects.bulk_update(cycles, [*FACT_FIELDS, "generated", "received_at"])
         return
     # One UPDATE ... FROM unnest(arrays): a statement whose size does not grow with the
@@ -149,7 +161,8 @@ def _rewrite_cycles(rewrites: list[tuple[int, dict[str, Any]]], *, generated: da
     quote = connection.ops.quote_name
     fields = [field for name in FACT_FIELDS if isinstance(field := meta.get_field(name), models.Field)]
     arrays: list[list[Any]] = [[pk for pk, _ in rewrites]]
-    arrays += [[row[f.name] for _, row in rewrites] for f in fields]
+    # A row is (cycle_key, *FACT_FIELDS): fact i sits at position i + 1.
+    arrays += [[row[position] for _, row in rewrites] for position in range(1, len(fields) + 1)]
     casts = [f"%s::{_column_type(field)}[]" for field in [meta.pk, *fields]]
     columns = [str(f.column) for f in fields]
     names = ["id", *columns]

@@ -37,7 +37,7 @@ def test_it_accepts_each_schema_and_fills_missing_columns(schema: int) -> None:
     result = validate_envelope(envelope(rows, schema=schema), now=datetime.now(UTC), max_rows=MAX_ROWS)
 
     assert result.is_valid and result.envelope is not None
-    stored = result.envelope.rows
+    stored = result.envelope.row_dicts()
     assert len(stored) == 5
     for facts, row in zip(rows, stored, strict=True):
         for col in COLUMNS_BY_SCHEMA[3]:
@@ -63,7 +63,7 @@ def test_it_lowercases_and_trims_tokens_and_rounds_numbers() -> None:
     result = validate(body)
 
     assert result.envelope is not None
-    row = result.envelope.rows[0]
+    row = result.envelope.row_dicts()[0]
     assert (row["model"], row["provider"], row["builder_effort"]) == ("claude-opus-4.7", "anthropic", "high")
     assert (row["cost_usd"], row["active_hours"], row["step_seconds_median"]) == (1.2346, 2.0002, 12.35)
 

@@ -14,7 +14,8 @@ import numpy as np
 import pytest
 
 from scoring.finishing import finish
-from scoring.shapes import AXES, AXIS_NAMES, TIER_NAMES, TIERS, VIEWS, A
+from scoring.shapes import AXES, AXIS_NAMES, SUMS, TIER_NAMES, TIERS, VIEWS, A, S
+from scoring.sums import pool_axes, raw_axes
 from scoring.views import family, hue, pair, with_effort
 
 POOL_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "pragmatikos-pool"
@@ -94,37 +95,52 @@ def _recovered_count(rate: float, divisor: int, scale: float) -> int:
     return round(count)
 
 
-@pytest.mark.parametrize(("name", "view"), _view_cases())
-def test_it_derives_the_pool_from_the_ranked_groups_counts(name: str, view: str) -> None:
-    """A4: every pool axis the published counts determine is the pooled ratio of sums.
+DERIVABLE_AXES = ("shipr", "oneshot", "ttss", "hps", "dpss", "abortp", "verp")
 
-    shipr from hshipped/hshipJudged; oneshot, verp and abortp from the integer counts
-    behind the groups' rates (hone, hver, habort); ttss from huShip; hps and dpss from the
-    sums behind their means (hhrsShip, hcostShip with its evidence hshippedCosted). eerrp,
-    ept and lat need hedits, hu and the latency bags, which are not published.
+
+def _published_sums(group: dict[str, Any]) -> np.ndarray:
+    """The A2 sums behind a published group, as far as its counts and rates determine them.
+
+    hone, hver, habort and huShip are whole numbers behind oneshot, verp, abortp and ttss;
+    hhrsShip and hcostShip are the sums behind the means hps and dpss (dpss's evidence is
+    hshippedCosted). hedits, hteerr and hu are not published: they stay NaN.
+    """
+    raw, shipped, judged = group["raw"], group["hshipped"], group["hjudged"]
+    sums = np.full(len(SUMS), np.nan)
+    sums[S["hjudged"]] = judged
+    sums[S["hshipJudged"]] = group["hshipJudged"]
+    sums[S["hshipped"]] = shipped
+    sums[S["hone"]] = _recovered_count(raw["oneshot"], shipped, 100)
+    sums[S["hver"]] = _recovered_count(raw["verp"], judged, 100)
+    sums[S["habort"]] = _recovered_count(raw["abortp"], judged, 100)
+    sums[S["huShip"]] = _recovered_count(raw["ttss"], shipped, 1)
+    sums[S["hhrsShip"]] = raw["hps"] * shipped
+    sums[S["hshippedCosted"]] = group["ev"]["dpss"]
+    sums[S["hcostShip"]] = 0.0 if raw["dpss"] is None else raw["dpss"] * group["ev"]["dpss"]
+    return sums
+
+
+@pytest.mark.parametrize(("name", "view"), _view_cases())
+def test_it_derives_raw_axes_and_the_pool_from_the_published_counts(name: str, view: str) -> None:
+    """A3 and A4 through our own raw_axes and pool_axes, on every axis the published counts determine.
+
+    eerrp, ept and lat need hedits, hu and the latency bags, which are not published.
     """
     published = _load(name)["views"][view]
-    groups = published["groups"]
-    pool = published["pool"]
-    shipped = sum(g["hshipped"] for g in groups)
-    ship_judged = sum(g["hshipJudged"] for g in groups)
-    judged = sum(g["hjudged"] for g in groups)
-    hone = sum(_recovered_count(g["raw"]["oneshot"], g["hshipped"], 100) for g in groups)
-    hver = sum(_recovered_count(g["raw"]["verp"], g["hjudged"], 100) for g in groups)
-    habort = sum(_recovered_count(g["raw"]["abortp"], g["hjudged"], 100) for g in groups)
-    hu_ship = sum(_recovered_count(g["raw"]["ttss"], g["hshipped"], 1) for g in groups)
-    hours = sum(g["raw"]["hps"] * g["hshipped"] for g in groups)
-    costed = [g for g in groups if g["raw"]["dpss"] is not None]
-    cost = sum(g["raw"]["dpss"] * g["ev"]["dpss"] for g in costed)
-    costed_ships = sum(g["ev"]["dpss"] for g in costed)
+    sums = np.stack([_published_sums(g) for g in published["groups"]])
 
-    assert pool["shipr"] == pytest.approx(100 * shipped / ship_judged, rel=1e-12)
-    assert pool["oneshot"] == pytest.approx(100 * hone / shipped, rel=1e-12)
-    assert pool["verp"] == pytest.approx(100 * hver / judged, rel=1e-12)
-    assert pool["abortp"] == pytest.approx(100 * habort / judged, rel=1e-12)
-    assert pool["ttss"] == pytest.approx(hu_ship / shipped, rel=1e-12)
-    assert pool["hps"] == pytest.approx(hours / shipped, rel=1e-9)
-    assert pool["dpss"] == pytest.approx(cost / costed_ships, rel=1e-9)
+    raw = raw_axes(sums, np.full(len(sums), np.nan))
+    pool = pool_axes(sums[None], np.array([np.nan]))[0]
+
+    for i, group in enumerate(published["groups"]):
+        for axis in DERIVABLE_AXES:
+            expected = group["raw"][axis]
+            if expected is None:
+                assert math.isnan(raw[i, A[axis]]), (group["label"], axis)
+            else:
+                assert raw[i, A[axis]] == pytest.approx(expected, rel=1e-12), (group["label"], axis)
+    for axis in DERIVABLE_AXES:
+        assert pool[A[axis]] == pytest.approx(published["pool"][axis], rel=1e-12), axis
 
 
 @pytest.mark.parametrize("name", SCHEMA_3_FILES)

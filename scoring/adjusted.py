@@ -46,6 +46,9 @@ REQUIRED_COLUMNS = ("contributor", "shipped", "ship_status", "assistant_steps", 
 _START_LOG_SDS = np.array([[-1.0, -0.5], [0.0, -0.5], [-1.0, 0.5]])
 _NEWTON_MAX_STEPS = 100
 _NEWTON_TOLERANCE = 1e-8
+# The off-diagonal block (β0 and pairings x contributors) is multiplied densely up to this many entries (32 MB):
+# far faster than sparse products at a few hundred pairings and contributors.
+_DENSE_BLOCK_CELLS = 4_000_000
 
 
 @dataclass(frozen=True)
@@ -184,12 +187,20 @@ class _CrossedLogit:
         top[np.arange(1, self.n_top), np.arange(1, self.n_top)] = weight_by_pairing
         top[np.diag_indices(self.n_top)] += precision[: self.n_top]
         d_c = weight_by_contributor + precision[self.n_top :]
-        off = sparse.csr_array(
-            (np.r_[weight_by_contributor, weight], (self._b_rows, self._b_cols)),
-            shape=(self.n_top, c.n_contributors),
-        )
-        scaled = off.multiply(1.0 / d_c[np.newaxis, :]).tocsr()
-        schur = top - (scaled @ off.T).toarray()
+        values = np.r_[weight_by_contributor, weight]
+        shape = (self.n_top, c.n_contributors)
+        off: np.ndarray | sparse.csr_array
+        scaled: np.ndarray | sparse.csr_array
+        if self.n_top * c.n_contributors <= _DENSE_BLOCK_CELLS:
+            # Each (row, contributor) entry occurs once: β0's row has one per contributor, cells are distinct.
+            off = np.zeros(shape)
+            off[self._b_rows, self._b_cols] = values
+            scaled = off / d_c[np.newaxis, :]
+            schur = top - scaled @ off.T
+        else:
+            off = sparse.csr_array((values, (self._b_rows, self._b_cols)), shape=shape)
+            scaled = off.multiply(1.0 / d_c[np.newaxis, :]).tocsr()
+            schur = top - (scaled @ off.T).toarray()
         cho = linalg.cho_factor(schur)
         g_top, g_c = gradient[: self.n_top], gradient[self.n_top :]
         step_top = linalg.cho_solve(cho, g_top - scaled @ g_c)

@@ -16,6 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from django.db import connection, models, transaction
+from django.db.models import BooleanField, Q
+from django.db.models.expressions import RawSQL
 
 from ingest.columns import FACT_FIELDS
 from ingest.contract import STORED_FIELDS, Envelope
@@ -67,9 +69,9 @@ def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
             raise InstallRetractedError
         stored = {
             values[0]: values
-            for values in Cycle.objects.filter(
-                contributor_id=contributor.id, cycle_key__in=[row[0] for row in envelope.rows]
-            ).values_list("cycle_key", "id", "generated", *FACT_FIELDS)
+            for values in Cycle.objects.filter(_key_among([row[0] for row in envelope.rows]))
+            .filter(contributor_id=contributor.id)
+            .values_list("cycle_key", "id", "generated", *FACT_FIELDS)
         }
         new_rows: list[tuple[Any, ...]] = []
         # (id, row): rows whose stored copy is rewritten, and which of them count as updated.
@@ -111,6 +113,15 @@ def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
         if inserted or updated:
             transaction.on_commit(_queue_recompute, robust=True)
     return ContributionResult(accepted=len(envelope.rows), inserted=inserted, updated=updated, unchanged=unchanged)
+
+
+def _key_among(keys: list[str]) -> Q | RawSQL:
+    """cycle_key in keys; on PostgreSQL as = ANY(one array), which spares building and parsing a
+    statement with a placeholder per key (a third of a 1,000-row request's CPU time)."""
+    if connection.vendor != "postgresql":
+        return Q(cycle_key__in=keys)
+    column = connection.ops.quote_name(_column_name("cycle_key"))
+    return RawSQL(f"{column} = ANY(%s)", (keys,), BooleanField())  # noqa: S611 (a quoted column name; keys are bound)
 
 
 def _insert_cycles(rows: list[tuple[Any, ...]], *, contributor_id: int, generated: datetime, now: datetime) -> None:

@@ -256,3 +256,15 @@ def test_it_compares_without_an_interval_when_there_are_no_resamples(cycles: pd.
     result = compare_groups(cycles, POINT, view="family", label_a=labels[0], label_b=labels[1])
     assert result["ci"] is None and result["a_beats_b"] is None
     assert result["difference"] >= 0
+
+
+def test_it_takes_the_floor_and_the_evidence_weight_from_the_config() -> None:
+    lower_floor = ScoringConfig(resamples=0, min_judged=4, evidence_k=20)
+    document = compute_document(_small_pool(), lower_floor)
+    body = document["views"]["model"]
+    assert "qwen-4-coder" in {g["label"] for g in body["groups"]}
+    assert body["provisional"] == []
+    assert (document["meta"]["minJudged"], document["meta"]["evidenceK"]) == (4, 20)
+    group = body["groups"][0]
+    n, raw, pool = group["ev"]["shipr"], group["raw"]["shipr"], body["pool"]["shipr"]
+    assert group["adj"]["shipr"] == pytest.approx((n * raw + 20 * pool) / (n + 20))

@@ -312,3 +312,18 @@ def test_it_shrinks_toward_the_pool_by_ten_cycles_of_evidence() -> None:
     evidence = np.full((1, len(AXIS_NAMES)), 10.0)
     assert finish(raw, evidence, pool).adj[0].tolist() == [20.0] * len(AXIS_NAMES)
     assert finish(raw, evidence * 0, pool).adj[0].tolist() == [10.0] * len(AXIS_NAMES)
+
+
+@pytest.mark.parametrize(
+    "days",
+    [
+        ["2026-03-02", "2026-03-01"],
+        [date(2026, 3, 2), date(2026, 3, 1)],
+        np.array(["2026-03-02", "2026-03-01"], dtype="datetime64[ns]"),
+    ],
+)
+def test_it_reads_days_given_as_strings_dates_or_datetimes(days: object) -> None:
+    frame = cycle_frame([{}, {}])
+    frame["day"] = days
+    judged = judged_in_scope(frame, since=date(2026, 3, 2))
+    assert [str(d) for d in judged.day] == ["2026-03-02"]

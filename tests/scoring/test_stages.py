@@ -4,6 +4,7 @@ import math
 from datetime import date
 
 import numpy as np
+import pandas as pd
 import pytest
 
 from scoring.finishing import finish, log_distance, positions, tiers
@@ -322,8 +323,8 @@ def test_it_shrinks_toward_the_pool_by_ten_cycles_of_evidence() -> None:
         np.array(["2026-03-02", "2026-03-01"], dtype="datetime64[ns]"),
     ],
 )
-def test_it_reads_days_given_as_strings_dates_or_datetimes(days: object) -> None:
+def test_it_reads_days_given_as_strings_dates_or_datetimes(days: list[str] | list[date] | np.ndarray) -> None:
     frame = cycle_frame([{}, {}])
-    frame["day"] = days
+    frame["day"] = pd.Series(list(days))
     judged = judged_in_scope(frame, since=date(2026, 3, 2))
     assert [str(d) for d in judged.day] == ["2026-03-02"]

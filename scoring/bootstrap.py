@@ -78,22 +78,32 @@ def view_rng(seed: int, view_index: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, view_index]))
 
 
-def resample_counts(rng: np.random.Generator, bounds: IntArray, resamples: int) -> FloatArray:
-    """(resamples, n) counts: in each group, as many uniform draws with replacement as it has cycles.
+@dataclass(frozen=True)
+class DrawPlan:
+    """How one resample's draws are made: per run of equal-size groups, one generator call."""
 
-    Groups of one size (contiguous in the layout) share one call to the generator.
-    """
-    n = int(bounds[-1])
+    runs: tuple[tuple[int, int, int], ...]  # (first row, end row, group size) per run of equal sizes
+    offsets: IntArray  # (n,) first row of each row's group
+
+
+def draw_plan(bounds: IntArray) -> DrawPlan:
     sizes = np.diff(bounds)
-    drawn = np.empty((resamples, n), dtype=np.int64)
+    runs = []
     start = 0
     while start < len(sizes):
-        size = int(sizes[start])
-        end = start + int(np.searchsorted(sizes[start:], size, side="right"))
-        lo, hi = int(bounds[start]), int(bounds[end])
-        offsets = np.repeat(bounds[start:end], size)
-        np.add(rng.integers(0, size, size=(resamples, hi - lo), dtype=np.uint32), offsets, out=drawn[:, lo:hi])
+        end = start + int(np.searchsorted(sizes[start:], sizes[start], side="right"))
+        runs.append((int(bounds[start]), int(bounds[end]), int(sizes[start])))
         start = end
+    return DrawPlan(runs=tuple(runs), offsets=np.repeat(bounds[:-1], sizes).astype(np.int64))
+
+
+def resample_counts(rng: np.random.Generator, plan: DrawPlan, resamples: int) -> FloatArray:
+    """(resamples, n) counts: in each group, as many uniform draws with replacement as it has cycles."""
+    n = len(plan.offsets)
+    drawn = np.empty((resamples, n), dtype=np.int64)
+    for lo, hi, size in plan.runs:
+        within = rng.integers(0, size, size=(resamples, hi - lo), dtype=np.uint32)
+        np.add(within, plan.offsets[lo:hi], out=drawn[:, lo:hi])
     counts = np.empty((resamples, n))
     for r in range(resamples):
         counts[r] = np.bincount(drawn[r], minlength=n)
@@ -158,11 +168,12 @@ def bootstrap_scores(
     if groups == 0 or resamples == 0:
         return out
     layout = resample_layout(codes, ranked, contributions)
+    plan = draw_plan(layout.bounds)
     n = int(layout.bounds[-1])
     chunk = max(1, min(resamples, CHUNK_CELLS // max(n, 1)))
     for start in range(0, resamples, chunk):
         size = min(chunk, resamples - start)
-        counts = resample_counts(rng, layout.bounds, size)
+        counts = resample_counts(rng, plan, size)
         out[start : start + size, layout.group_order] = resampled_scores(layout, counts, evidence_k)
     return out
 

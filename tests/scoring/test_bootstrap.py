@@ -5,6 +5,7 @@ import pytest
 
 from scoring.bootstrap import (
     bootstrap_scores,
+    draw_plan,
     resample_counts,
     resample_layout,
     resampled_scores,
@@ -48,7 +49,7 @@ def test_it_scores_counts_exactly_as_the_materialized_resample(view: str) -> Non
     ranked = point_scorecard(grouping, cycles).ranked
     assert ranked.sum() >= 2
     layout = resample_layout(grouping.codes, ranked, cycles)
-    counts = resample_counts(np.random.default_rng(7), layout.bounds, 4)
+    counts = resample_counts(np.random.default_rng(7), draw_plan(layout.bounds), 4)
     # The layout's own cycles, as contributions, with their layout group.
     layout_cycles = Contributions(
         values=layout.values,
@@ -67,7 +68,7 @@ def test_it_scores_counts_exactly_as_the_materialized_resample(view: str) -> Non
 
 def test_it_draws_as_many_cycles_as_each_group_has() -> None:
     bounds = np.array([0, 3, 3 + 3, 10, 30])
-    counts = resample_counts(np.random.default_rng(1), bounds, 50)
+    counts = resample_counts(np.random.default_rng(1), draw_plan(bounds), 50)
     for g in range(len(bounds) - 1):
         assert (counts[:, bounds[g] : bounds[g + 1]].sum(axis=1) == bounds[g + 1] - bounds[g]).all()
     assert (counts >= 0).all()

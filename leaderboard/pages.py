@@ -6,12 +6,16 @@ cache lives here too, keyed by a generation that names the newest published snap
 
 import hashlib
 import math
+import time
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
 from django.core.cache import cache
+from django.db import transaction
+from django.db.models.signals import post_save
+from django.dispatch import receiver
 
 from leaderboard.models import Snapshot
 from leaderboard.services import GENERATION_KEY, cache_generation
@@ -81,6 +85,9 @@ PAGE_SECONDS = 24 * 3600
 # bumps the generation (an admin shell) still shows within a minute.
 SERVING_KEY = "leaderboard:serving"
 SERVING_SECONDS = 60
+# How long a process trusts its last look at the generation before asking the cache again:
+# a publish elsewhere shows within a second; one in this process at once (see below).
+SERVING_LOCAL_SECONDS = 1.0
 
 
 class UnknownGroup(LookupError):
@@ -90,19 +97,41 @@ class UnknownGroup(LookupError):
 # ---------------------------------------------------------------- cache generations
 
 
+_serving: tuple[float, int, int] | None = None  # (trusted until, generation, snapshot id)
+
+
 def serving_snapshot() -> tuple[int, int]:
-    """(cache generation, newest snapshot id or 0) in one cache round trip, plus one query
-    only when the generation has moved since the last look."""
+    """(cache generation, newest snapshot id or 0): usually from this process's last look,
+    else one cache round trip, plus one query only when the generation has moved."""
+    global _serving
+    now = time.monotonic()
+    local = _serving
+    if local is not None and local[0] > now:
+        return local[1], local[2]
     held = cache.get_many([GENERATION_KEY, SERVING_KEY])
     generation = held.get(GENERATION_KEY)
     if generation is None:
         generation = cache_generation()
     serving = held.get(SERVING_KEY)
     if isinstance(serving, tuple | list) and len(serving) == 2 and serving[0] == generation:
-        return int(generation), int(serving[1])
-    snapshot_id = Snapshot.objects.published().values_list("id", flat=True).first() or 0
-    cache.set(SERVING_KEY, (generation, snapshot_id), SERVING_SECONDS)
+        snapshot_id = int(serving[1])
+    else:
+        snapshot_id = Snapshot.objects.published().values_list("id", flat=True).first() or 0
+        cache.set(SERVING_KEY, (generation, snapshot_id), SERVING_SECONDS)
+    _serving = (now + SERVING_LOCAL_SECONDS, int(generation), snapshot_id)
     return int(generation), snapshot_id
+
+
+def forget_serving() -> None:
+    global _serving
+    _serving = None
+
+
+@receiver(post_save, sender=Snapshot, dispatch_uid="leaderboard.pages.snapshot_published")
+def _snapshot_published(sender: type[Snapshot], instance: Snapshot, created: bool, **kwargs: Any) -> None:
+    # A snapshot published in this process shows on its next page at once, not a second later.
+    if created:
+        transaction.on_commit(forget_serving)
 
 
 def page_cache_key(snapshot_id: int, generation: int, page: str, *parts: object) -> str:

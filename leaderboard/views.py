@@ -17,6 +17,7 @@ from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.template.loader import render_to_string
+from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.http import require_safe
 
@@ -114,6 +115,7 @@ def forget_local_pages() -> None:
     with _local_lock:
         _local_pages.clear()
     _newest = None
+    pages.forget_serving()
 
 
 def _remember(key: str, held: tuple[int, bytes]) -> None:
@@ -364,6 +366,9 @@ def compare(request: HttpRequest) -> HttpResponse:
 def static_page(template: str, page: str) -> Callable[[HttpRequest], HttpResponse]:
     @require_safe
     def view(request: HttpRequest) -> HttpResponse:
+        # The contribute page names this service's own address; hosts are bounded by ALLOWED_HOSTS.
+        contribution_url = request.build_absolute_uri(reverse("contributions"))
+
         def build(load: Lazy) -> HttpResponse:
             snapshot = load()
             context = base_context(snapshot)
@@ -374,11 +379,12 @@ def static_page(template: str, page: str) -> Callable[[HttpRequest], HttpRespons
                     "flags": pages.FLAG_WORDS,
                     "columns": pages.CONTRIBUTED_COLUMNS,
                     "views_explained": [(pages.VIEWS[key], text) for key, text in pages.VIEW_EXPLANATIONS.items()],
+                    "contribution_url": contribution_url,
                 }
             )
             return render_page(template, context)
 
-        return cached_page(page, (), build)
+        return cached_page(page, (contribution_url,), build)
 
     view.__name__ = page
     return view

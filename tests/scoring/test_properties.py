@@ -14,7 +14,7 @@ POINT = ScoringConfig(resamples=0)
 FEW = ScoringConfig(resamples=6)
 GENERATED = "2026-09-09T00:00:00Z"
 EPSILON = 1e-9
-PROPERTY_SETTINGS = settings(max_examples=50, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY_SETTINGS = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 @st.composite

@@ -235,11 +235,20 @@ def copy_rows(database_url: str, envelopes: list[dict[str, Any]]) -> tuple[float
                 )
             )
         conn.commit()
+        # The same binary COPY the API uses, so the two differ only by what the API adds.
+        types = [
+            conn.execute(
+                "SELECT format_type(atttypid, NULL) FROM pg_attribute WHERE attrelid = %s::regclass AND attname = %s",
+                (COPY_TABLE, column),
+            ).fetchone()[0]  # type: ignore[index]
+            for column in columns
+        ]
         started = time.perf_counter()
-        statement = sql.SQL("COPY {} ({}) FROM STDIN").format(
+        statement = sql.SQL("COPY {} ({}) FROM STDIN (FORMAT BINARY)").format(
             sql.Identifier(COPY_TABLE), sql.SQL(", ").join(map(sql.Identifier, columns))
         )
         with conn.cursor() as cursor, cursor.copy(statement) as copy:
+            copy.set_types(types)
             for values in stored:
                 copy.write_row(values)
         conn.commit()

@@ -138,16 +138,19 @@ def _insert_cycles(rows: list[tuple[Any, ...]], *, contributor_id: int, generate
         ]
         Cycle.objects.bulk_create(cycles)
         return
-    # COPY rather than INSERT: several times faster for a batch, since nothing is parsed
-    # per value. The rows are validated and the contributor row is locked, so no
-    # duplicate can reach it.
+    # Binary COPY rather than INSERT: several times faster for a batch, since no value is
+    # written out or parsed as text. The rows are validated and the contributor row is
+    # locked, so no duplicate can reach it.
     meta = Cycle._meta
     quote = connection.ops.quote_name
     names = ["contributor_id", "cycle_key", *FACT_FIELDS, "generated", "received_at"]
     columns = ", ".join(quote(_column_name(name)) for name in names)
-    statement = f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN"
+    statement = f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN (FORMAT BINARY)"
+    # Binary rows must carry each column's exact type: "varchar(64)" -> "varchar".
+    types = [_column_type(_concrete_field(name)).split("(", 1)[0] for name in names]
     started = time.monotonic()
     with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+        copy.set_types(types)
         for row in rows:
             copy.write_row((contributor_id, *row, generated, now))
     if connection.queries_logged:
@@ -189,11 +192,15 @@ def _rewrite_cycles(rewrites: list[tuple[int, tuple[Any, ...]]], *, generated: d
         cursor.execute(sql, [generated, now, *arrays])
 
 
-def _column_name(name: str) -> str:
+def _concrete_field(name: str) -> models.Field[Any, Any]:
     field = Cycle._meta.get_field(name)
     if not isinstance(field, models.Field):
         raise TypeError("only concrete fields have columns")
-    return str(field.column)
+    return field
+
+
+def _column_name(name: str) -> str:
+    return str(_concrete_field(name).column)
 
 
 def _column_type(field: models.Field[Any, Any] | None) -> str:

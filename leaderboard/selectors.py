@@ -13,6 +13,7 @@ from django.db import connection
 
 from leaderboard.models import Snapshot
 from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
+from scoring.enrich import enrich_document
 
 # The scoring input: exactly the columns the scorer reads, in the order the one query selects them.
 FRAME_COLUMNS: tuple[str, ...] = CYCLE_COLUMNS
@@ -144,13 +145,15 @@ def scoped_document(*, since: dt.date | None, until: dt.date | None) -> dict[str
     document: dict[str, Any] | None = cache.get(key)
     if document is None:
         frame = cycles_frame(since=since, until=until)
+        config = scoring_config()
         document = compute_document(
             frame,
-            scoring_config(),
+            config,
             since=since,
             until=until,
             generated=snapshot.created_at.isoformat().replace("+00:00", "Z"),
         )
+        enrich_document(document, frame, config, since=since, until=until)
         meta = dict(document.get("meta", {}))
         meta["snapshot"] = str(snapshot.id)
         meta["demo"] = snapshot.is_demo

@@ -12,6 +12,7 @@ from leaderboard.coordination import coordinator, exclusive
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.selectors import cycles_fingerprint, cycles_frame, latest_snapshot, scoring_config
 from scoring import compute_document
+from scoring.enrich import enrich_document
 
 log = logging.getLogger(__name__)
 
@@ -64,6 +65,7 @@ def recompute_snapshot(*, is_demo: bool = False, force: bool = False) -> Snapsho
         return None
     now = timezone.now()
     document = compute_document(frame, config, generated=now.isoformat().replace("+00:00", "Z"))
+    enrich_document(document, frame, config)  # B3 and rank stability; never raises, says what it could not do
     log.info("recompute: scored in %.1f s", time.perf_counter() - started)
     snapshot = _publish(document=document, frame_rows=len(frame), fingerprint=fingerprint, is_demo=is_demo, now=now)
     snapshot.compute_seconds = time.perf_counter() - started

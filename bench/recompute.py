@@ -5,8 +5,9 @@
 Creates a scratch database next to DATABASE_URL's (dropped at the end), loads N cycles
 with COPY, then in a child process times: reading the cycles (one query), point
 scoring of all six views (no bootstrap), the full recompute (six views, B resamples),
-and the peak memory of that child. In the same run it times one PostgreSQL GROUP BY
-computing the modelCombo sums, the baseline the point scoring is compared with.
+its enrichment (B3 fits and rank stability, scoring.enrich) and the peak memory of that
+child. In the same run it times one PostgreSQL GROUP BY computing the modelCombo sums,
+the baseline the point scoring is compared with.
 """
 
 import argparse
@@ -123,6 +124,7 @@ def measure(resamples: int) -> dict[str, float]:
 
     from leaderboard.selectors import cycles_frame, scoring_config
     from scoring import compute_document
+    from scoring.enrich import enrich_document
 
     started = time.perf_counter()
     frame = cycles_frame()
@@ -133,9 +135,12 @@ def measure(resamples: int) -> dict[str, float]:
     point_seconds = time.perf_counter() - started
     started = time.perf_counter()
     frame = cycles_frame()
-    compute_document(frame, replace(config, resamples=resamples))
+    document = compute_document(frame, replace(config, resamples=resamples))
     full_seconds = time.perf_counter() - started
-    return {"read": read_seconds, "point": point_seconds, "full": full_seconds}
+    started = time.perf_counter()
+    enrich_document(document, frame, config)
+    enrich_seconds = time.perf_counter() - started
+    return {"read": read_seconds, "point": point_seconds, "full": full_seconds, "enrich": enrich_seconds}
 
 
 def main() -> None:
@@ -185,6 +190,8 @@ def main() -> None:
         print(f"read cycles (one COPY query):            {timings['read']:8.2f} s")
         print(f"point scoring, six views, no bootstrap:  {timings['point']:8.2f} s")
         print(f"full recompute, six views, B={args.resamples}:       {timings['full']:8.2f} s  (goal <= 30 s)")
+        print(f"enrichment (B3 fits, rank stability):    {timings['enrich']:8.2f} s")
+        print(f"recompute with enrichment:               {timings['full'] + timings['enrich']:8.2f} s  (goal <= 30 s)")
         print(f"peak memory of the recompute process:    {peak_mb:8.0f} MB (goal <= 2048 MB)")
         print(f"PostgreSQL GROUP BY, modelCombo sums:    {baseline:8.2f} s  (best of 3)")
         print(f"ratio point scoring / GROUP BY:          {timings['point'] / baseline:8.2f}x (goal <= 3x)")

@@ -67,6 +67,8 @@ class Names:
 
 
 def _names(column: pd.Series, rows: IntArray) -> Names:
+    if column.hasnans:  # a missing name is an empty one, as the contract stores it
+        column = column.fillna("")
     codes, uniques = pd.factorize(column, sort=True)
     return Names(codes=np.asarray(codes, dtype=np.int64)[rows], values=[str(u) for u in uniques])
 

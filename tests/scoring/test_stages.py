@@ -328,3 +328,11 @@ def test_it_reads_days_given_as_strings_dates_or_datetimes(days: list[str] | lis
     frame["day"] = pd.Series(list(days))
     judged = judged_in_scope(frame, since=date(2026, 3, 2))
     assert [str(d) for d in judged.day] == ["2026-03-02"]
+
+
+def test_it_reads_a_missing_name_as_an_empty_one() -> None:
+    frame = cycle_frame([{"planner_model": "gpt-6", "builder_model": "grok-4.6"}, {}])
+    frame["planner_model"] = frame["planner_model"].astype(object).where(frame.index == 0, None)
+    judged = judged_in_scope(frame)
+    assert judged.names["planner_model"].values == ["", "gpt-6"]
+    assert judged.names["planner_model"].nonempty().tolist() == [True, False]

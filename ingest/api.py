@@ -50,7 +50,7 @@ class StrictJSONParser(BaseParser):
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         try:
             return json.loads(stream.read(), parse_constant=_reject_constant)
-        except (ValueError, UnicodeDecodeError) as exc:
+        except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
             raise ParseError("The body is not valid JSON.") from exc
 
 

@@ -319,7 +319,11 @@ def test_it_refuses_a_body_that_is_not_json_content_with_415(api: Api) -> None:
     assert set(response.json()) == {"error", "errors"}
 
 
-@pytest.mark.parametrize("raw", ["{not json", '{"schema": NaN}', '{"schema": Infinity}', "\xff\xfe"])
+@pytest.mark.parametrize(
+    "raw",
+    ["{not json", '{"schema": NaN}', '{"schema": Infinity}', "\xff\xfe", "[" * 100_000, '{"u": 1' + "0" * 5000 + "}"],
+    ids=["broken", "nan", "infinity", "not-utf8", "deeply-nested", "huge-integer"],
+)
 def test_it_refuses_a_body_that_does_not_parse_with_400(api: Api, raw: str) -> None:
     response = api.contribute(raw)
 

@@ -166,7 +166,9 @@ def view_document(prepared: Prepared, result: ViewResult, config: ScoringConfig)
     else:
         ranks = point_ranks(fin.score_adj)
     # Ids number the ranked groups by first appearance (then label), as the published card does.
-    appearance = sorted(range(len(ranked_ids)), key=lambda i: (first_day[i], grouping.labels[ranked_ids[i]]))
+    appearance = sorted(
+        range(len(ranked_ids)), key=lambda i: (first_day[ranked_ids[i]], grouping.labels[ranked_ids[i]])
+    )
     group_id = {i: f"g{n}" for n, i in enumerate(appearance)}
     rows: list[dict[str, Any]] = []
     for i, g in enumerate(ranked_ids):

@@ -1,8 +1,8 @@
 """Sums per group (scoring spec A2), raw axes (A3) and the pool (A4).
 
-Group sums are taken over cycles sorted by group, each group a contiguous segment given
-by `bounds` (G + 1 offsets). A resample is a matrix of counts (how often each cycle was
-drawn), so one function serves the point estimate (counts all 1) and the bootstrap.
+Arrays of sums carry SUMS last, arrays of axes AXES last; leading dimensions are free
+(groups, or resamples x groups). Segments of cycles are given by `bounds` (G + 1
+offsets); a resample is a matrix of counts (how often each cycle was drawn).
 """
 
 import numpy as np

@@ -168,7 +168,10 @@ def test_it_lists_groups_below_the_floor_as_provisional_raw_only() -> None:
 
 
 def test_it_numbers_groups_by_first_appearance() -> None:
-    body = compute_document(_small_pool(), POINT)["views"]["model"]
+    # A provisional model seen first (and sorted first) must not shift the ranked groups' days.
+    early = cycle_frame([{"model": "aaa-model", "day": "2026-01-01", "cycle_key": f"f{i:015x}"} for i in range(3)])
+    frame = pd.concat([_small_pool(), early], ignore_index=True)
+    body = compute_document(frame, POINT)["views"]["model"]
     ids = {g["label"]: g["id"] for g in body["groups"]}
     assert ids == {"grok-4.6": "g0", "claude-opus-5": "g1"}
 

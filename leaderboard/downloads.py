@@ -86,6 +86,7 @@ def ranking_columns() -> list[str]:
     for prefix in ("raw", "adj", "evidence", "pool"):
         columns += [f"{prefix}_{axis.key}" for axis in pages.AXES]
     columns += ["adjusted_odds_ratio", "adjusted_ci_lo", "adjusted_ci_hi", "adjusted_separable"]
+    columns += ["rank_best", "rank_worst"]
     return columns
 
 
@@ -107,6 +108,7 @@ def ranking_rows(view: str, view_doc: dict[str, Any]) -> Iterator[list[Any]]:
             row += [(group.get(part) or {}).get(axis.key) for axis in pages.AXES]
         row += pool_values
         row += [adjusted.get("odds_ratio"), *adjusted_ci[:2], adjusted.get("separable")] if adjusted else [None] * 4
+        row += list(pages.rank_range(group) or (None, None))
         yield row
     blank_axes = [None] * len(pages.AXES)
     for item in view_doc.get("provisional", []):
@@ -116,7 +118,7 @@ def ranking_rows(view: str, view_doc: dict[str, Any]) -> Iterator[list[Any]]:
         row += [item.get("hjudged"), None, None, None, None, "", ""]
         row += [None] * (2 * len(pages.TIERS))
         row += [(item.get("raw") or {}).get(axis.key) for axis in pages.AXES]
-        row += blank_axes + blank_axes + pool_values + [None] * 4
+        row += blank_axes + blank_axes + pool_values + [None] * 6
         yield row
 
 

@@ -73,6 +73,7 @@ FLAG_WORDS: dict[str, str] = {
     "thin": "thin: fewer than 30 judged cycles",
     "one-contributor": "one contributor",
     "dominated": "dominated: one contributor gave 80% or more",
+    "unstable-rank": "unstable rank: its place moves by more than one across resamples",
 }
 
 WINDOWS: dict[str, str] = {"all": "All time", "90": "90 days", "30": "30 days", "custom": "Custom"}
@@ -196,6 +197,14 @@ def interval(group: dict[str, Any]) -> tuple[float | None, float | None]:
     return number(ci[0]), number(ci[1])
 
 
+def rank_range(group: dict[str, Any]) -> tuple[int, int] | None:
+    """Best and worst rank across resamples, when the engine gives them."""
+    found = group.get("rank_range")
+    if isinstance(found, list | tuple) and len(found) == 2 and all(isinstance(v, int) for v in found):
+        return int(found[0]), int(found[1])
+    return None
+
+
 def ranks_have_ties(groups: Iterable[dict[str, Any]]) -> bool:
     ranks = [group.get("rank") for group in groups if group.get("rank") is not None]
     return len(ranks) != len(set(ranks))
@@ -227,6 +236,7 @@ def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "flags": flag_words(group),
                 "colour": hue_colour(group.get("hue")),
                 "adjusted": group.get("adjusted"),
+                "rank_range": rank_range(group),
             }
         )
     return rows

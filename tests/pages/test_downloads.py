@@ -83,7 +83,9 @@ def test_it_states_the_snapshot_and_as_of_time(demo_snapshot: Snapshot, client: 
 
 @pytest.mark.parametrize("view", list(pages.VIEWS))
 def test_it_writes_one_ranking_row_per_group(demo_snapshot: Snapshot, client: Client, view: str) -> None:
-    rows = read_csv(client.get("/data/rankings.csv", {"view": view}).content)
+    body = client.get("/data/rankings.csv", {"view": view}).content
+    rows = read_csv(body)
+    assert all(len(line) == len(downloads.ranking_columns()) for line in csv.reader(io.StringIO(body.decode())))
     view_doc = demo_snapshot.views[view]
     ranked = [row for row in rows if row["status"] == "ranked"]
     provisional = [row for row in rows if row["status"] == "provisional"]

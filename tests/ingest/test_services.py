@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from ingest.contract import Envelope, validate_envelope
 from ingest.models import Contributor, Cycle, Receipt
-from ingest.services import ContributionResult, contribute, retract
+from ingest.services import ContributionResult, InstallRetractedError, contribute, retract
 from tests.ingest.envelopes import cycle_facts, envelope
 
 
@@ -24,12 +24,12 @@ def validated(body: dict[str, Any]) -> Envelope:
     return result.envelope
 
 
-def run_together(*calls: Callable[[], ContributionResult]) -> list[ContributionResult]:
+def run_together(*calls: Callable[[], Any], expect: type = ContributionResult) -> list[Any]:
     """Run the calls in threads released at once; each thread uses (and closes) its own connection."""
     barrier = threading.Barrier(len(calls))
     results: list[Any] = [None] * len(calls)
 
-    def run(index: int, call: Callable[[], ContributionResult]) -> None:
+    def run(index: int, call: Callable[[], Any]) -> None:
         try:
             barrier.wait()
             results[index] = call()
@@ -43,7 +43,7 @@ def run_together(*calls: Callable[[], ContributionResult]) -> list[ContributionR
         thread.start()
     for thread in threads:
         thread.join(timeout=60)
-    assert all(isinstance(result, ContributionResult) for result in results), results
+    assert all(isinstance(result, expect) for result in results), results
     return results
 
 
@@ -77,6 +77,27 @@ def test_it_creates_one_contributor_when_a_new_install_sends_twice_at_once() -> 
 
     assert [result.inserted for result in results] == [1, 1]
     assert Contributor.objects.count() == 1
+
+
+@pytest.mark.django_db(transaction=True)
+def test_it_leaves_nothing_behind_when_a_retraction_races_a_contribution() -> None:
+    install = uuid.uuid4()
+    contribute(envelope=validated(envelope(5, install=install)), now=timezone.now())
+    batch = validated(envelope([cycle_facts(i) for i in range(10, 400)], install=install))
+
+    def send() -> object:
+        try:
+            return contribute(envelope=batch, now=timezone.now())
+        except InstallRetractedError as refused:
+            return refused
+
+    outcome, deleted = run_together(send, lambda: retract(install=install, now=timezone.now()), expect=object)
+
+    # Whichever came first, the retraction wins: nothing of the install is left.
+    assert Cycle.objects.count() == 0
+    assert deleted in (5, 395)
+    assert isinstance(outcome, InstallRetractedError) == (deleted == 5)
+    assert Contributor.objects.get().is_retracted
 
 
 @pytest.mark.django_db

@@ -107,3 +107,34 @@ def test_it_writes_one_ranking_row_per_group(demo_snapshot: Snapshot, client: Cl
 
 def test_it_answers_404_for_the_rankings_of_an_unknown_view(demo_snapshot: Snapshot, client: Client) -> None:
     assert client.get("/data/rankings.csv", {"view": "nope"}).status_code == 404
+
+
+def streaming_peak(client: Client) -> tuple[int, int, int]:
+    """(bytes streamed, rows, peak bytes allocated while streaming) of one cycles.csv."""
+    import tracemalloc
+
+    response = client.get("/data/cycles.csv")
+    tracemalloc.start()
+    try:
+        streamed_bytes = rows = 0
+        for chunk in response.streaming_content:  # type: ignore[attr-defined]
+            streamed_bytes += len(chunk)
+            rows += chunk.count(b"\n")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return streamed_bytes, rows, peak
+
+
+def test_it_keeps_memory_flat_while_streaming_many_cycles(db: None, client: Client) -> None:
+    from tests.factories import make_contributor, make_cycles
+
+    make_cycles(make_contributor(), count=10_000, seed=1)
+    small_bytes, small_rows, small_peak = streaming_peak(client)
+    for seed in range(2, 5):
+        make_cycles(make_contributor(), count=10_000, seed=seed)
+    large_bytes, large_rows, large_peak = streaming_peak(client)
+    assert (small_rows, large_rows) == (10_001, 40_001)
+    assert large_bytes > 3.9 * small_bytes
+    # Four times the rows, about the same memory: nothing grows with the file.
+    assert large_peak < 1.25 * small_peak, (small_peak, large_peak)

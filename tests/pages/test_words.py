@@ -30,3 +30,9 @@ def test_it_renders_the_error_page_without_the_database(rf: RequestFactory) -> N
     response = views.server_error(rf.get("/"))
     assert response.status_code == 500
     assert b"Something went wrong" in response.content
+
+
+def test_it_answers_an_unknown_path_with_the_404_page(client: Client) -> None:
+    response = client.get("/no/such/page/")
+    assert response.status_code == 404
+    assert b"Not found" in response.content

@@ -1,7 +1,7 @@
 """The contribution contract (cycle-record.md) as pure validation: no Django, no database.
 
-`validate_envelope` checks a parsed JSON envelope in one pass over its rows and either
-returns the normalized rows, keyed by stored field names, or every error it found as
+`validate_envelope` checks a parsed JSON envelope, one tight pass per column, and either
+returns the normalized rows (tuples in STORED_FIELDS order) or every error it found as
 {"row", "col", "message"}. Messages are fixed sentences: they never echo a value back,
 because a rejected value may be exactly the private thing the checks exist to stop.
 """
@@ -118,30 +118,21 @@ def privacy_problem(value: str) -> str | None:
 
 
 def _string_check(pattern: re.Pattern[str], *, optional: bool, lowercase: bool, shape: str) -> CellCheck:
-    """A checker for a string column; results are memoized per value since rows repeat their models."""
-    seen: dict[str, tuple[Any, str | None]] = {}
+    """A checker for one string value: trimmed, privacy-checked lowercased, then matched to its shape."""
 
     def check(raw: Any) -> tuple[Any, str | None]:
         if type(raw) is not str:
             return None, "must be a string"
-        known = seen.get(raw)
-        if known is not None:
-            return known
         trimmed = raw.strip()
-        lowered = trimmed.lower()
-        result: tuple[Any, str | None]
         if trimmed == "":
-            result = ("", None) if optional else (None, "must not be empty")
-        elif not trimmed.isascii():
-            result = None, "must be ASCII"
-        elif (problem := privacy_problem(lowered)) is not None:
-            result = None, problem
-        else:
-            value = lowered if lowercase else trimmed
-            result = (value, None) if pattern.fullmatch(value) else (None, f"must be {shape}")
-        if len(seen) < 4096:
-            seen[raw] = result
-        return result
+            return ("", None) if optional else (None, "must not be empty")
+        if not trimmed.isascii():
+            return None, "must be ASCII"
+        lowered = trimmed.lower()
+        if (problem := privacy_problem(lowered)) is not None:
+            return None, problem
+        value = lowered if lowercase else trimmed
+        return (value, None) if pattern.fullmatch(value) else (None, f"must be {shape}")
 
     return check
 

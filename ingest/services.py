@@ -3,8 +3,9 @@
 Every write runs in one transaction with a constant number of statements, whatever the
 batch size: the contributor row is upserted (which also locks it, so two requests of one
 install run one after the other and neither loses nor double counts a row), the stored
-copies of the batch's keys are fetched in one query, new rows go in with one INSERT and
-changed ones with one UPDATE.
+copies of the batch's keys are fetched in one query, new rows go in with one COPY and
+changed ones with one UPDATE (on PostgreSQL; the embedded SQLite default uses Django's
+bulk operations).
 """
 
 from __future__ import annotations
@@ -74,7 +75,7 @@ def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
             .values_list("cycle_key", "id", "generated", *FACT_FIELDS)
         }
         new_rows: list[tuple[Any, ...]] = []
-        # (id, row): rows whose stored copy is rewritten, and which of them count as updated.
+        # (stored id, row): stored copies to overwrite, changed or just extracted later.
         rewrites: list[tuple[int, tuple[Any, ...]]] = []
         updated = unchanged = 0
         for row in envelope.rows:

@@ -8,8 +8,8 @@ from datetime import UTC, date, datetime, timedelta
 
 import pytest
 
-from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MISSING
-from ingest.contract import Validation, privacy_problem, validate_envelope
+from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MISSING, FACT_FIELDS
+from ingest.contract import STORED_FIELDS, Validation, privacy_problem, validate_envelope
 from tests.ingest.envelopes import cycle_facts, envelope, published_vocabulary, with_cell
 from tests.ingest.rules import ALL_RULES, Rule
 
@@ -122,3 +122,8 @@ def test_it_validates_twenty_thousand_rows_within_a_second() -> None:
 
     assert result.is_valid
     assert time.perf_counter() - started < 1.0
+
+
+def test_it_orders_normalized_rows_as_the_cycle_key_then_the_facts() -> None:
+    # The storage writes rows positionally in this order (COPY, the stored-copy comparison).
+    assert ("cycle_key", *FACT_FIELDS) == STORED_FIELDS

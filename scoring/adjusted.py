@@ -49,6 +49,8 @@ _NEWTON_TOLERANCE = 1e-8
 # The off-diagonal block (β0 and pairings x contributors) is multiplied densely up to this many entries (32 MB):
 # far faster than sparse products at a few hundred pairings and contributors.
 _DENSE_BLOCK_CELLS = 4_000_000
+# Up to this many multiply-adds (a few tens of ms) the Schur product runs in einsum rather than threaded BLAS.
+_EINSUM_PRODUCT_TERMS = 50_000_000
 
 
 @dataclass(frozen=True)
@@ -196,7 +198,11 @@ class _CrossedLogit:
             off = np.zeros(shape)
             off[self._b_rows, self._b_cols] = values
             scaled = off / d_c[np.newaxis, :]
-            schur = top - scaled @ off.T
+            if self.n_top * self.n_top * c.n_contributors <= _EINSUM_PRODUCT_TERMS:
+                # einsum, not BLAS: a threaded GEMM this small ran 5-20x slower whenever the cores were busy.
+                schur = top - np.einsum("ik,jk->ij", scaled, off)
+            else:
+                schur = top - scaled @ off.T
         else:
             off = sparse.csr_array((values, (self._b_rows, self._b_cols)), shape=shape)
             scaled = off.multiply(1.0 / d_c[np.newaxis, :]).tocsr()

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from scoring.bootstrap import (
+    LOCAL_GROUP_SIZE,
     bootstrap_scores,
     draw_plan,
     resample_counts,
@@ -42,10 +43,7 @@ def _materialized_score_adj(layout_cycles: Contributions, group: np.ndarray, cou
     return point_scorecard(grouping, resampled, min_judged=0).finished.score_adj
 
 
-@pytest.mark.parametrize("view", VIEWS)
-def test_it_scores_counts_exactly_as_the_materialized_resample(view: str) -> None:
-    cycles, groupings = _prepared(3000, seed=3)
-    grouping = groupings[view]
+def _assert_counts_score_as_materialized(cycles: Contributions, grouping: Grouping) -> None:
     ranked = point_scorecard(grouping, cycles).ranked
     assert ranked.sum() >= 2
     layout = resample_layout(grouping.codes, ranked, cycles)
@@ -64,6 +62,19 @@ def test_it_scores_counts_exactly_as_the_materialized_resample(view: str) -> Non
 
     for r in range(counts.shape[0]):
         np.testing.assert_allclose(fast[r], _materialized_score_adj(layout_cycles, group, counts[r]), atol=1e-9)
+
+
+@pytest.mark.parametrize("view", VIEWS)
+def test_it_scores_counts_exactly_as_the_materialized_resample(view: str) -> None:
+    cycles, groupings = _prepared(3000, seed=3)
+    _assert_counts_score_as_materialized(cycles, groupings[view])
+
+
+def test_it_scores_big_groups_exactly_as_the_materialized_resample() -> None:
+    judged = judged_in_scope(synthetic_cycles(12_000, seed=8, contributors=4, models=2))
+    grouping = view_groupings(judged, DEFAULT_FAMILY_PATTERN)["model"]
+    assert min(np.bincount(grouping.codes)) > LOCAL_GROUP_SIZE
+    _assert_counts_score_as_materialized(contributions(judged), grouping)
 
 
 def test_it_draws_as_many_cycles_as_each_group_has() -> None:
@@ -128,3 +139,19 @@ def test_it_flags_thin_single_and_dominated_rows(
     hjudged: int, contributors: int, top_share: float, expected: list[str]
 ) -> None:
     assert flags(hjudged, contributors, top_share) == expected
+
+
+def test_it_counts_big_groups_in_place_exactly_as_the_draws_say() -> None:
+    bounds = np.array([0, 5, 10, 4005, 9005, 14005, 22005])  # sizes 5, 5, 3995 and two runs of big groups
+    plan = draw_plan(bounds)
+    assert plan.split == 4005
+    counts = resample_counts(np.random.default_rng(3), plan, 3)
+    # Replay the same draws and count them the plain way: one bincount over all rows.
+    replay = np.random.default_rng(3)
+    drawn = np.empty((3, int(bounds[-1])), dtype=np.int64)
+    for lo, hi, size in plan.runs:
+        drawn[:, lo:hi] = replay.integers(0, size, size=(3, hi - lo), dtype=np.uint32) + plan.offsets[lo:hi]
+    for r in range(3):
+        assert np.array_equal(counts[r], np.bincount(drawn[r], minlength=int(bounds[-1])))
+    for g in range(len(bounds) - 1):
+        assert (counts[:, bounds[g] : bounds[g + 1]].sum(axis=1) == bounds[g + 1] - bounds[g]).all()

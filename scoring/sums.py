@@ -20,7 +20,8 @@ def running_weights(weights: FloatArray) -> FloatArray:
     Weights are whole numbers (steps x draws) far below 2**53, so float64 sums are exact.
     """
     weights = np.atleast_2d(weights)
-    running = np.zeros((weights.shape[0], weights.shape[1] + 1))
+    running = np.empty((weights.shape[0], weights.shape[1] + 1))
+    running[:, 0] = 0.0
     np.cumsum(weights, axis=1, out=running[:, 1:])
     return running
 

@@ -180,7 +180,7 @@ class _KeyedWeights:
 
     @classmethod
     def of(cls, classes: list[tuple[int, IntArray]], weights: IntArray) -> "_KeyedWeights":
-        """Keys for each (first code, per-position codes) in turn; classes must come in ascending key ranges.
+        """Keys for each class (first code, per-pair codes) in turn; classes must come in ascending key ranges.
 
         A pair at position p of code k gets key (first + k) * stride + p. A stable sort by code keeps positions
         ascending within a code, so the keys come out sorted without sorting them.
@@ -225,12 +225,10 @@ def reduced_medians(
     running = np.zeros(len(weights) + 1, dtype=np.int64)
     np.cumsum(weights, out=running[1:])
     queries = len(starts)
-    term_start = starts[removal.query]
+    left_out_before_start = keyed.before(removal.base, starts[removal.query])
 
     def kept_before(position: IntArray) -> IntArray:
-        left_out = removal.sign * (
-            keyed.before(removal.base, position[removal.query]) - keyed.before(removal.base, term_start)
-        )
+        left_out = removal.sign * (keyed.before(removal.base, position[removal.query]) - left_out_before_start)
         removed = np.bincount(removal.query, weights=left_out, minlength=queries).astype(np.int64)
         return running[position] - running[starts] - removed
 
@@ -263,6 +261,23 @@ class _LeaveOneOut:
     contributors: int
 
 
+# Up to this many (group, contributor) cells, distinct cells are found by counting rather than sorting.
+_DENSE_CELLS = 20_000_000
+
+
+def _distinct(keys: IntArray, size: int) -> tuple[IntArray, IntArray]:
+    """np.unique(keys, return_inverse=True) for keys in [0, size), by counting when size allows."""
+    if size > _DENSE_CELLS:
+        values, inverse = np.unique(keys, return_inverse=True)
+        return values, inverse.ravel().astype(np.int64)
+    present = np.zeros(size, dtype=np.bool_)
+    present[keys] = True
+    values = np.flatnonzero(present)
+    index = np.zeros(size, dtype=np.int64)
+    index[values] = np.arange(len(values))
+    return values, index[keys]
+
+
 def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _LeaveOneOut:
     grouping = prepared.groupings[view]  # type: ignore[index]
     contributions = prepared.contributions
@@ -278,7 +293,7 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
     member = np.flatnonzero(ranked_group >= 0)
 
     cell_key = ranked_group[member] * contributors + who[member]
-    cells, cell_of_cycle = np.unique(cell_key, return_inverse=True)
+    cells, cell_of_cycle = _distinct(cell_key, groups * contributors)
     cell_sums = np.empty((len(cells), len(SUMS)))
     for s in range(len(SUMS)):
         cell_sums[:, s] = np.bincount(cell_of_cycle, weights=contributions.columns[s][member], minlength=len(cells))
@@ -292,7 +307,7 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
     stride = len(bag_rows) + 1
     keyed = _KeyedWeights.of([(0, bag_cell)], bag_weights)
     cell_latency = card.raw[ranked_ids[cell_group], A["lat"]].copy()
-    with_pairs = np.flatnonzero(np.isin(cells, bag_cell))
+    with_pairs = np.flatnonzero(np.isin(cells, _distinct(bag_cell, groups * contributors)[0], assume_unique=True))
     if len(with_pairs):
         query_group = cell_group[with_pairs]
         cell_latency[with_pairs] = reduced_medians(
@@ -317,7 +332,8 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
     group_class = contributors
     cell_class = contributors + groups
     keyed = _KeyedWeights.of(
-        [(0, pool_who), (group_class, pool_group), (cell_class, pool_group * contributors + pool_who)], pool_weights
+        [(0, pool_who), (group_class, pool_group), (cell_class, pool_group * contributors + pool_who)],
+        pool_weights,
     )
     dropped = np.flatnonzero(totals[cell_group, S["hjudged"]] - cell_sums[:, S["hjudged"]] < config.min_judged)
     runs = np.arange(contributors)

@@ -64,6 +64,16 @@ def enrich_document(
     "unstable-rank" where they differ by more than one place, with ``meta.rank_stability`` ("ok" or
     "rank stability unavailable: ..."). The document is changed in place and returned.
     """
+    try:
+        _enrich(document, cycles, config, since, until)
+    except Exception:  # a document shaped unlike compute_document's: leave it as it is, published
+        log.exception("enrichment: skipped")
+    return document
+
+
+def _enrich(
+    document: dict[str, Any], cycles: pd.DataFrame, config: ScoringConfig, since: date | None, until: date | None
+) -> None:
     views: dict[str, Any] = document.get("views") or {}
     for view, body in views.items():
         _set_defaults(view, body)
@@ -75,22 +85,21 @@ def enrich_document(
             if view in ADJUSTED_VIEWS:
                 body["meta"]["adjustment"] = f"adjustment unavailable: {_reason(error)}"
             body["meta"]["rank_stability"] = f"rank stability unavailable: {_reason(error)}"
-        return document
+        return
     for view, body in views.items():
         if view in ADJUSTED_VIEWS:
             try:
                 _apply_adjustment(body, _fit_view(prepared, view, _ranked_labels(body)))
             except Exception as error:
                 log.exception("enrichment: adjustment of %s failed", view)
+                _set_adjustment_defaults(body)
                 body["meta"]["adjustment"] = f"adjustment unavailable: {_reason(error)}"
         try:
             _apply_rank_ranges(body, rank_ranges(prepared, view, config))
         except Exception as error:
             log.exception("enrichment: rank stability of %s failed", view)
-            for group in body.get("groups", []):
-                group["rank_range"] = None
+            _set_stability_defaults(body)
             body["meta"]["rank_stability"] = f"rank stability unavailable: {_reason(error)}"
-    return document
 
 
 def _reason(error: Exception) -> str:
@@ -103,15 +112,25 @@ def _ranked_labels(body: dict[str, Any]) -> set[str]:
 
 def _set_defaults(view: str, body: dict[str, Any]) -> None:
     """The keys every consumer can count on, before anything that could fail runs."""
-    meta = body.setdefault("meta", {})
+    body.setdefault("meta", {})
     if view in ADJUSTED_VIEWS:
-        meta["contributor_variance_share"] = None
-        meta["adjustment"] = "adjustment unavailable: not computed"
-    meta["rank_stability"] = "rank stability unavailable: not computed"
+        _set_adjustment_defaults(body)
+    _set_stability_defaults(body)
+
+
+def _set_adjustment_defaults(body: dict[str, Any]) -> None:
+    body["meta"]["contributor_variance_share"] = None
+    body["meta"]["adjustment"] = "adjustment unavailable: not computed"
     for group in body.get("groups", []):
-        if view in ADJUSTED_VIEWS:
-            group["adjusted"] = {"odds_ratio": None, "ci": [None, None], "separable": None}
+        group["adjusted"] = {"odds_ratio": None, "ci": [None, None], "separable": None}
+
+
+def _set_stability_defaults(body: dict[str, Any]) -> None:
+    body["meta"]["rank_stability"] = "rank stability unavailable: not computed"
+    for group in body.get("groups", []):
         group["rank_range"] = None
+        if UNSTABLE_FLAG in group.get("flags", []):
+            group["flags"].remove(UNSTABLE_FLAG)
 
 
 # B3 ------------------------------------------------------------------------------------------------------------

@@ -276,3 +276,29 @@ def test_it_enriches_a_day_window_from_the_cycles_in_that_window() -> None:
     brute, _ = _brute_force_rank_ranges(window, "model")
     assert {g["label"]: tuple(g["rank_range"]) for g in document["views"]["model"]["groups"]} == brute
     assert all(math.isfinite(g["adjusted"]["odds_ratio"] or 1.0) for g in document["views"]["modelCombo"]["groups"])
+
+
+def test_it_confines_a_failing_part_to_its_own_view() -> None:
+    cycles = _confounded_pool()
+    document = compute_document(cycles, POINT)
+    broken = document["views"]["modelCombo"]["groups"][0]
+    del broken["label"]  # the modelCombo parts cannot match this group to the engine's
+
+    enrich_document(document, cycles, POINT)
+
+    combo = document["views"]["modelCombo"]
+    assert combo["meta"]["adjustment"] == "adjustment unavailable: KeyError: 'label'"
+    assert combo["meta"]["rank_stability"] == "rank stability unavailable: KeyError: 'label'"
+    assert all(g["rank_range"] is None and g["adjusted"]["odds_ratio"] is None for g in combo["groups"])
+    assert all(UNSTABLE_FLAG not in g["flags"] for g in combo["groups"])
+    assert document["views"]["famCombo"]["meta"]["adjustment"] == "ok"
+    for view in ("model", "family", "modelEffort", "famCombo", "modelEffortCombo"):
+        assert document["views"][view]["meta"]["rank_stability"] == "ok"
+        assert all(g["rank_range"] is not None for g in document["views"][view]["groups"])
+
+
+def test_it_leaves_a_document_of_another_shape_as_it_was() -> None:
+    cycles = _confounded_pool()
+    document = {"meta": {}, "views": {"modelCombo": "not a view"}}
+
+    assert enrich_document(document, cycles, POINT) == {"meta": {}, "views": {"modelCombo": "not a view"}}

@@ -41,7 +41,7 @@ class ResampleLayout:
     bounds: IntArray
     values: FloatArray  # (n, S) contributions
     latency: FloatArray  # (n,) latmed; < 0 where none
-    bag_weights: FloatArray  # (n,) a where the cycle has a latency, else 0 (outside every bag)
+    bag_weights: IntArray  # (n,) a where the cycle has a latency, else 0 (outside every bag)
     bag_keys: IntArray  # (n,) ascending: layout group x (levels + 1) + 1 + level of the latency, 0 without
     levels: FloatArray  # the distinct latencies of all bags, ascending
 
@@ -67,7 +67,7 @@ def resample_layout(codes: IntArray, ranked: BoolArray, contributions: Contribut
         bounds=bounds_of(sizes[group_order]),
         values=np.take(contributions.values, rows, axis=0),
         latency=latency,
-        bag_weights=np.where(has, contributions.steps[rows], 0).astype(np.float64),
+        bag_weights=np.where(has, contributions.steps[rows], 0).astype(np.int64),
         bag_keys=cycle_group[rows] * (len(levels) + 1) + np.where(has, level + 1, 0),
         levels=levels.astype(np.float64),
     )
@@ -105,10 +105,10 @@ def draw_plan(bounds: IntArray) -> DrawPlan:
     return DrawPlan(runs=tuple(runs), offsets=np.repeat(bounds[:-1], sizes).astype(np.int64), split=int(bounds[small]))
 
 
-def resample_counts(rng: np.random.Generator, plan: DrawPlan, resamples: int) -> FloatArray:
+def resample_counts(rng: np.random.Generator, plan: DrawPlan, resamples: int) -> IntArray:
     """(resamples, n) counts: in each group, as many uniform draws with replacement as it has cycles."""
     n = len(plan.offsets)
-    counts = np.empty((resamples, n))
+    counts = np.empty((resamples, n), dtype=np.int64)
     drawn = np.empty((resamples, plan.split), dtype=np.int64)
     for lo, hi, size in plan.runs:
         within = rng.integers(0, size, size=(resamples, hi - lo), dtype=np.uint32)
@@ -123,7 +123,7 @@ def resample_counts(rng: np.random.Generator, plan: DrawPlan, resamples: int) ->
     return counts
 
 
-def pooled_median(layout: ResampleLayout, running: FloatArray) -> FloatArray:
+def pooled_median(layout: ResampleLayout, running: IntArray) -> FloatArray:
     """(B,) weighted median of all bags together, from the running weights of the layout.
 
     Bisection over the distinct latencies: the median is the smallest level whose weight
@@ -155,9 +155,9 @@ def pooled_median(layout: ResampleLayout, running: FloatArray) -> FloatArray:
     return out
 
 
-def resampled_scores(layout: ResampleLayout, counts: FloatArray, evidence_k: int = EVIDENCE_K) -> FloatArray:
+def resampled_scores(layout: ResampleLayout, counts: IntArray, evidence_k: int = EVIDENCE_K) -> FloatArray:
     """(B, G) scoreAdj of the layout's groups (in layout order) under each row of counts."""
-    sums = group_sums(layout.values, layout.bounds, counts)
+    sums = group_sums(layout.values, layout.bounds, counts.astype(np.float64))
     weights = np.multiply(counts, layout.bag_weights, out=counts)  # counts are not needed after this
     running = running_weights(weights)
     latency = segment_medians(layout.latency, running, layout.bounds)

@@ -14,23 +14,24 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
-def running_weights(weights: FloatArray) -> FloatArray:
+def running_weights(weights: IntArray) -> IntArray:
     """(B, m + 1) running sums of each row of weights, from a leading 0.
 
-    Weights are whole numbers (steps x draws) far below 2**53, so float64 sums are exact.
+    Weights are whole numbers (steps x draws): int64 sums are exact, and an integer
+    running sum is several times faster than a floating one.
     """
     weights = np.atleast_2d(weights)
-    running = np.empty((weights.shape[0], weights.shape[1] + 1))
-    running[:, 0] = 0.0
+    running = np.empty((weights.shape[0], weights.shape[1] + 1), dtype=np.int64)
+    running[:, 0] = 0
     np.cumsum(weights, axis=1, out=running[:, 1:])
     return running
 
 
-def segment_medians(values: FloatArray, running: FloatArray, bounds: IntArray) -> FloatArray:
+def segment_medians(values: FloatArray, running: IntArray, bounds: IntArray) -> FloatArray:
     """(B, G) weighted medians of the segments bounds[g]:bounds[g+1], given the running weights.
 
-    The first value at which the running weight reaches half the segment's total; for
-    whole-number weights, reaching total / 2 is reaching ceil(total / 2).
+    The first value at which the running weight reaches half the segment's total; in
+    whole numbers, reaching total / 2 is reaching ceil(total / 2).
     """
     before = running[:, bounds[:-1]]
     total = running[:, bounds[1:]] - before
@@ -46,7 +47,7 @@ def segment_medians(values: FloatArray, running: FloatArray, bounds: IntArray) -
     return out
 
 
-def weighted_medians(values: FloatArray, weights: FloatArray | IntArray, bounds: IntArray) -> FloatArray:
+def weighted_medians(values: FloatArray, weights: IntArray, bounds: IntArray) -> FloatArray:
     """Weighted median of each segment, for each row of `weights` (B x m): A3's rule.
 
     Pairs are sorted by value inside each segment (by the caller); the median is the
@@ -54,7 +55,7 @@ def weighted_medians(values: FloatArray, weights: FloatArray | IntArray, bounds:
     whole numbers (steps x draws), so their running sums are exact.
     NaN for a segment whose total weight is 0; zero-weight pairs are never the median.
     """
-    return segment_medians(values, running_weights(np.asarray(weights, dtype=np.float64)), bounds)
+    return segment_medians(values, running_weights(np.asarray(weights, dtype=np.int64)), bounds)
 
 
 def group_sums(values: FloatArray, bounds: IntArray, counts: FloatArray) -> FloatArray:

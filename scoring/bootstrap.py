@@ -78,18 +78,12 @@ def view_rng(seed: int, view_index: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, view_index]))
 
 
-# Groups at least this big are counted one by one, inside their own rows (cache-friendly);
-# smaller ones are counted together in one pass over all their rows.
-LOCAL_GROUP_SIZE = 4096
-
-
 @dataclass(frozen=True)
 class DrawPlan:
     """How one resample's draws are made: per run of equal-size groups, one generator call."""
 
     runs: tuple[tuple[int, int, int], ...]  # (first row, end row, group size) per run of equal sizes
     offsets: IntArray  # (n,) first row of each row's group
-    split: int  # rows before it are in groups smaller than LOCAL_GROUP_SIZE (groups come by size)
 
 
 def draw_plan(bounds: IntArray) -> DrawPlan:
@@ -101,25 +95,21 @@ def draw_plan(bounds: IntArray) -> DrawPlan:
         end = start + int(np.searchsorted(sizes[start:], sizes[start], side="right"))
         runs.append((int(bounds[start]), int(bounds[end]), int(sizes[start])))
         start = end
-    small = int(np.searchsorted(sizes, LOCAL_GROUP_SIZE, side="left"))
-    return DrawPlan(runs=tuple(runs), offsets=np.repeat(bounds[:-1], sizes).astype(np.int64), split=int(bounds[small]))
+    return DrawPlan(runs=tuple(runs), offsets=np.repeat(bounds[:-1], sizes).astype(np.int64))
 
 
 def resample_counts(rng: np.random.Generator, plan: DrawPlan, resamples: int) -> IntArray:
-    """(resamples, n) counts: in each group, as many uniform draws with replacement as it has cycles."""
+    """(resamples, n) counts: in each group, as many uniform draws with replacement as it has cycles.
+
+    Each run is counted over its own rows only, which keeps the counting in cache.
+    """
     n = len(plan.offsets)
     counts = np.empty((resamples, n), dtype=np.int64)
-    drawn = np.empty((resamples, plan.split), dtype=np.int64)
     for lo, hi, size in plan.runs:
         within = rng.integers(0, size, size=(resamples, hi - lo), dtype=np.uint32)
-        if hi <= plan.split:
-            np.add(within, plan.offsets[lo:hi], out=drawn[:, lo:hi])
-            continue
-        for first in range(lo, hi, size):
-            for r in range(resamples):
-                counts[r, first : first + size] = np.bincount(within[r, first - lo : first - lo + size], minlength=size)
-    for r in range(resamples):
-        counts[r, : plan.split] = np.bincount(drawn[r], minlength=plan.split)
+        drawn = within if hi - lo == size else within + (plan.offsets[lo:hi] - lo)
+        for r in range(resamples):
+            counts[r, lo:hi] = np.bincount(drawn[r], minlength=hi - lo)
     return counts
 
 

@@ -4,7 +4,6 @@ import numpy as np
 import pytest
 
 from scoring.bootstrap import (
-    LOCAL_GROUP_SIZE,
     bootstrap_scores,
     draw_plan,
     resample_counts,
@@ -73,7 +72,7 @@ def test_it_scores_counts_exactly_as_the_materialized_resample(view: str) -> Non
 def test_it_scores_big_groups_exactly_as_the_materialized_resample() -> None:
     judged = judged_in_scope(synthetic_cycles(12_000, seed=8, contributors=4, models=2))
     grouping = view_groupings(judged, DEFAULT_FAMILY_PATTERN)["model"]
-    assert min(np.bincount(grouping.codes)) > LOCAL_GROUP_SIZE
+    assert min(np.bincount(grouping.codes)) > 4000
     _assert_counts_score_as_materialized(contributions(judged), grouping)
 
 
@@ -141,10 +140,10 @@ def test_it_flags_thin_single_and_dominated_rows(
     assert flags(hjudged, contributors, top_share) == expected
 
 
-def test_it_counts_big_groups_in_place_exactly_as_the_draws_say() -> None:
-    bounds = np.array([0, 5, 10, 4005, 9005, 14005, 22005])  # sizes 5, 5, 3995 and two runs of big groups
+def test_it_counts_each_run_of_groups_exactly_as_the_draws_say() -> None:
+    bounds = np.array([0, 5, 10, 4005, 9005, 14005, 22005])  # runs: two of 5, one of 3995, two of 5000, 8000
     plan = draw_plan(bounds)
-    assert plan.split == 4005
+    assert [size for _, _, size in plan.runs] == [5, 3995, 5000, 8000]
     counts = resample_counts(np.random.default_rng(3), plan, 3)
     # Replay the same draws and count them the plain way: one bincount over all rows.
     replay = np.random.default_rng(3)

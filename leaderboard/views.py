@@ -332,8 +332,9 @@ def compare(request: HttpRequest) -> HttpResponse:
                 "is_pairing_view": view in pages.PAIRING_VIEWS,
             }
         )
-        chosen_a = label_a or (groups[0]["label"] if groups else "")
-        chosen_b = label_b or (groups[1]["label"] if len(groups) > 1 else "")
+        # Missing sides default to the best-ranked groups, never to the other side's group.
+        chosen_a = label_a or next((g["label"] for g in groups if g["label"] != label_b), "")
+        chosen_b = label_b or next((g["label"] for g in groups if g["label"] != chosen_a), "")
         if not chosen_a or not chosen_b:
             context.update({"a": None, "b": None})
             return render_page("leaderboard/compare.html", context)

@@ -73,3 +73,14 @@ def test_it_asks_for_two_different_groups_when_both_are_the_same(demo_snapshot: 
 )
 def test_it_answers_404_for_unknown_groups(demo_snapshot: Snapshot, client: Client, params: dict[str, str]) -> None:
     assert client.get("/compare/", params).status_code == 404
+
+
+def test_it_fills_a_missing_side_with_the_best_other_group(demo_snapshot: Snapshot, client: Client) -> None:
+    first, second = ranked_labels(demo_snapshot, "modelCombo")[:2]
+    html = client.get("/compare/", {"view": "modelCombo", "a": first}).content.decode()
+    assert re.search(rf'<select name="b">.*<option selected>{re.escape(second)}</option>', html, re.S)
+    html = client.get("/compare/", {"view": "modelCombo", "b": first}).content.decode()
+    assert re.search(
+        rf'<select name="a">.*<option selected>{re.escape(second)}</option>.*<select name="b">', html, re.S
+    )
+    assert "pick two different ones" not in html

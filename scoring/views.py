@@ -22,8 +22,11 @@ def _family_regex(pattern: str) -> re.Pattern[str]:
 
 
 def family(model: str, pattern: str) -> str:
-    """The first match of the family pattern at the start of the model name, else the name itself."""
-    found = _family_regex(pattern).match(model)
+    """The first match of the family pattern in the model name (its first group if it has one), else the name.
+
+    The default pattern is anchored at the start (^); an operator's pattern is searched as written.
+    """
+    found = _family_regex(pattern).search(model)
     if found is None:
         return model
     return found.group(1) if found.re.groups else found.group(0)

@@ -84,13 +84,14 @@ def test_it_refuses_a_frame_without_the_cycle_columns() -> None:
         ("my-gpt", "my-gpt"),
     ],
 )
-def test_it_names_the_family_by_the_first_match_at_the_start(model: str, expected: str) -> None:
+def test_it_names_the_family_by_the_first_match_of_the_default_pattern(model: str, expected: str) -> None:
     assert family(model, DEFAULT_FAMILY_PATTERN) == expected
 
 
 def test_it_takes_an_operators_family_pattern() -> None:
     assert family("qwen-4-coder", r"^(qwen|gpt)") == "qwen"
     assert family("qwen-4-coder", r"^gpt") == "qwen-4-coder"
+    assert family("vendor-qwen-4", r"qwen-\d") == "qwen-4"
 
 
 def test_it_gives_each_family_one_stable_hue() -> None:

@@ -2,6 +2,8 @@
 
 A CSV's first line is its header and nothing else, so the as-of time and snapshot ride
 in the response headers (X-As-Of, X-Snapshot) and in the file name, never inside the file.
+Like the pages, a CSV carries an ETag of the snapshot and URL and answers 304 to it: every
+change to the stored cycles queues a recompute, and a changed pool publishes a new snapshot.
 """
 
 import csv
@@ -15,7 +17,7 @@ from django.views.decorators.http import require_safe
 from ingest.columns import FACT_FIELDS
 from ingest.models import Cycle
 from leaderboard import pages
-from leaderboard.views import not_found_page, param, published_snapshot
+from leaderboard.views import mark_cacheable, not_found_page, not_modified, page_etag, param, published_snapshot
 
 # Rows fetched per round trip, and written per chunk of the response: memory stays flat.
 FETCH_ROWS = 2000
@@ -71,10 +73,16 @@ def cycle_lines() -> Iterator[str]:
 
 
 @require_safe
-def cycles_csv(request: HttpRequest) -> StreamingHttpResponse:
+def cycles_csv(request: HttpRequest) -> StreamingHttpResponse | HttpResponse:
     _, snapshot_id = pages.serving_snapshot()
+    etag = page_etag(request, snapshot_id, "cycles.csv")
+    unchanged = not_modified(request, etag)
+    if unchanged is not None:
+        unchanged["X-Snapshot"] = str(snapshot_id)
+        return unchanged
     response = StreamingHttpResponse(cycle_lines(), content_type="text/csv; charset=utf-8")
     _stamp(response, snapshot_id=snapshot_id, kind="cycles")
+    mark_cacheable(response, etag)
     return response
 
 
@@ -128,6 +136,13 @@ def rankings_csv(request: HttpRequest) -> HttpResponse:
     if view not in pages.VIEWS:
         return not_found_page("There is no such view.")
     _, snapshot_id = pages.serving_snapshot()
+    if snapshot_id == 0:
+        return not_found_page("Nothing is ranked yet.")
+    etag = page_etag(request, snapshot_id, "rankings.csv", view)
+    unchanged = not_modified(request, etag)
+    if unchanged is not None:
+        unchanged["X-Snapshot"] = str(snapshot_id)
+        return unchanged
     snapshot = published_snapshot(snapshot_id)
     if snapshot is None:
         return not_found_page("Nothing is ranked yet.")
@@ -137,4 +152,5 @@ def rankings_csv(request: HttpRequest) -> HttpResponse:
     writer.writerow(ranking_columns())
     writer.writerows(["" if value is None else value for value in row] for row in ranking_rows(view, view_doc))
     _stamp(response, snapshot_id=snapshot.id, kind=f"rankings-{view}")
+    mark_cacheable(response, etag)
     return response

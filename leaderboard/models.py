@@ -5,7 +5,8 @@ from django.db import models
 
 class SnapshotQuerySet(models.QuerySet["Snapshot"]):
     def published(self) -> "SnapshotQuerySet":
-        return self.order_by("-id")
+        # The bootstrap samples are large and only the comparison page reads them, by key.
+        return self.order_by("-id").defer("samples")
 
 
 class Snapshot(models.Model):
@@ -25,6 +26,9 @@ class Snapshot(models.Model):
     is_demo = models.BooleanField(default=False)
     document = models.JSONField()
     compute_seconds = models.FloatField(default=0.0)
+    # {view: {label: [scoreAdj per bootstrap resample]}} of the ranked groups, so a comparison needs no bootstrap
+    # of its own. Only the newest snapshot keeps them (publishing empties the older ones').
+    samples = models.JSONField(default=dict)
 
     objects = SnapshotQuerySet.as_manager()
 

@@ -73,7 +73,7 @@ FLAG_WORDS: dict[str, str] = {
     "thin": "thin: fewer than 30 judged cycles",
     "one-contributor": "one contributor",
     "dominated": "dominated: one contributor gave 80% or more",
-    "unstable-rank": "unstable rank: its place moves by more than one across resamples",
+    "unstable-rank": "unstable rank: moves more than one place without one contributor",
 }
 
 WINDOWS: dict[str, str] = {"all": "All time", "90": "90 days", "30": "30 days", "custom": "Custom"}
@@ -198,11 +198,65 @@ def interval(group: dict[str, Any]) -> tuple[float | None, float | None]:
 
 
 def rank_range(group: dict[str, Any]) -> tuple[int, int] | None:
-    """Best and worst rank across resamples, when the engine gives them."""
+    """Best and worst point rank (by scoreAdj alone) when each contributor in turn is left out, when computed."""
     found = group.get("rank_range")
     if isinstance(found, list | tuple) and len(found) == 2 and all(isinstance(v, int) for v in found):
         return int(found[0]), int(found[1])
     return None
+
+
+def odds_ratio_text(value: object) -> str:
+    as_number = number(value)
+    return "n/a" if as_number is None else f"×{as_number:.2f}"
+
+
+def adjusted_words(group: dict[str, Any], view_meta: dict[str, Any]) -> dict[str, str] | None:
+    """The contributor-adjusted ship odds in words, beside the raw ship rate; None where the view has none.
+
+    kind is "ok" (odds and interval), "not-separable" (one contributor gave every fitted cycle), "unavailable"
+    (the view's fit did not run or converge) or "not-computed" (the fit left this group out).
+    """
+    if "adjustment" not in view_meta:
+        return None  # a view the adjustment is not made for
+    shipr = number((group.get("raw") or {}).get("shipr"))
+    words = {"raw": "ship rate n/a (raw)" if shipr is None else f"ship rate {shipr:.0f}% (raw)"}
+    if view_meta.get("adjustment") != "ok":
+        return {**words, "kind": "unavailable", "adjusted": "adjustment unavailable"}
+    adjusted = group.get("adjusted") or {}
+    ci = adjusted.get("ci") or [None, None]
+    odds = number(adjusted.get("odds_ratio"))
+    if adjusted.get("separable") is False:
+        return {**words, "kind": "not-separable", "adjusted": "not separable: every cycle from one contributor"}
+    if adjusted.get("separable") is not True or odds is None:
+        return {**words, "kind": "not-computed", "adjusted": "no adjusted odds for this group"}
+    lo, hi = (number(ci[0]), number(ci[1])) if isinstance(ci, list | tuple) and len(ci) == 2 else (None, None)
+    interval_text = f" [{lo:.2f}–{hi:.2f}]" if lo is not None and hi is not None else ""
+    return {
+        **words,
+        "kind": "ok",
+        "adjusted": f"odds vs pool ×{odds:.2f}{interval_text} after separating who uses it",
+        "odds": odds_ratio_text(odds),
+        "lo": odds_ratio_text(lo),
+        "hi": odds_ratio_text(hi),
+    }
+
+
+def variance_share_words(view_meta: dict[str, Any]) -> str:
+    """The contributors' share of the variance in shipping, in a sentence; empty where the view has no fit."""
+    if "adjustment" not in view_meta:
+        return ""
+    if view_meta.get("adjustment") != "ok":
+        reason = str(view_meta.get("adjustment") or "").removeprefix("adjustment unavailable").lstrip(": ")
+        because = f" ({reason})" if reason else ""
+        return f"Contributor adjustment unavailable for this view{because}: ship rates are shown raw only."
+    share_value = number(view_meta.get("contributor_variance_share"))
+    if share_value is None:
+        return ""
+    return (
+        f"Of the variation in shipping that the model puts down to who ran a cycle or to the pairing, "
+        f"{share_value * 100:.0f}% belongs to the contributors and {100 - round(share_value * 100):.0f}% "
+        f"to the pairings."
+    )
 
 
 def ranks_have_ties(groups: Iterable[dict[str, Any]]) -> bool:
@@ -236,6 +290,7 @@ def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "flags": flag_words(group),
                 "colour": hue_colour(group.get("hue")),
                 "adjusted": group.get("adjusted"),
+                "shipping": adjusted_words(group, view_doc.get("meta") or {}),
                 "rank_range": rank_range(group),
             }
         )

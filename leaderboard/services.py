@@ -11,7 +11,7 @@ from django.utils import timezone
 from leaderboard.coordination import coordinator, exclusive
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.selectors import cycles_fingerprint, cycles_frame, latest_snapshot, scoring_config
-from scoring import compute_document
+from scoring.compare_samples import Samples, document_and_samples
 from scoring.enrich import enrich_document
 
 log = logging.getLogger(__name__)
@@ -64,17 +64,21 @@ def recompute_snapshot(*, is_demo: bool = False, force: bool = False) -> Snapsho
         log.info("recompute: pool unchanged since snapshot %s", previous.id)
         return None
     now = timezone.now()
-    document = compute_document(frame, config, generated=now.isoformat().replace("+00:00", "Z"))
+    document, samples = document_and_samples(frame, config, generated=now.isoformat().replace("+00:00", "Z"))
     enrich_document(document, frame, config)  # B3 and rank stability; never raises, says what it could not do
     log.info("recompute: scored in %.1f s", time.perf_counter() - started)
-    snapshot = _publish(document=document, frame_rows=len(frame), fingerprint=fingerprint, is_demo=is_demo, now=now)
+    snapshot = _publish(
+        document=document, samples=samples, frame_rows=len(frame), fingerprint=fingerprint, is_demo=is_demo, now=now
+    )
     snapshot.compute_seconds = time.perf_counter() - started
     Snapshot.objects.filter(id=snapshot.id).update(compute_seconds=snapshot.compute_seconds)
     log.info("recompute: published snapshot %s", snapshot.id)
     return snapshot
 
 
-def _publish(*, document: dict[str, Any], frame_rows: int, fingerprint: str, is_demo: bool, now: Any) -> Snapshot:
+def _publish(
+    *, document: dict[str, Any], samples: Samples, frame_rows: int, fingerprint: str, is_demo: bool, now: Any
+) -> Snapshot:
     meta = document.get("meta", {})
     with transaction.atomic():
         snapshot = Snapshot.objects.create(
@@ -85,7 +89,10 @@ def _publish(*, document: dict[str, Any], frame_rows: int, fingerprint: str, is_
             fingerprint=fingerprint,
             is_demo=is_demo,
             document=document,
+            samples=samples,
         )
+        # Pages compare on the newest snapshot only; older samples would only take space.
+        Snapshot.objects.exclude(id=snapshot.id).exclude(samples={}).update(samples={})
         GroupScore.objects.bulk_create(
             [
                 GroupScore(

@@ -1,9 +1,12 @@
 """The public pages, server-rendered from the newest snapshot and cached per snapshot.
 
 Every page costs at most three queries on a cache miss (the generation, the snapshot,
-and one of: score history, cycles for a window or a comparison) and none on a hit.
+and one of: score history, cycles for a window, the two groups' stored bootstrap samples)
+and none on a hit. Pages that answer 200 carry Cache-Control and an ETag naming the snapshot
+and the URL; a matching If-None-Match gets 304 without building anything.
 """
 
+import hashlib
 import logging
 import threading
 from collections import OrderedDict
@@ -14,17 +17,22 @@ from typing import Any, cast
 from urllib.parse import urlencode
 
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.db.models.fields.json import KeyTransform
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.cache import patch_cache_control
+from django.utils.http import parse_etags, quote_etag
 from django.views.decorators.http import require_safe
 
 from leaderboard import charts, pages
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.selectors import cycles_frame, scoped_document, scoring_config, snapshot_document
 from scoring import GroupNotRanked, compare_groups
+from scoring.compare_rates import RateTest, ship_rate_test
+from scoring.compare_samples import compare_from_samples
 from scoring.shapes import ViewName
 
 logger = logging.getLogger(__name__)
@@ -32,6 +40,8 @@ logger = logging.getLogger(__name__)
 # Query values are capped before use: a label is at most 300 characters (GroupScore.label).
 MAX_PARAM_LENGTH = 300
 HISTORY_POINTS = 60
+# Browsers and proxies may reuse a page this long, then revalidate it with its ETag.
+CACHE_MAX_AGE = 60
 
 
 @dataclass(frozen=True)
@@ -59,7 +69,7 @@ def published_snapshot(snapshot_id: int) -> Published | None:
     held = _newest
     if held is not None and held.id == snapshot_id:
         return held
-    snapshot = Snapshot.objects.filter(id=snapshot_id).first()
+    snapshot = Snapshot.objects.filter(id=snapshot_id).defer("samples").first()
     if snapshot is None:
         return None
     held = Published(
@@ -126,9 +136,44 @@ def _remember(key: str, held: tuple[int, bytes]) -> None:
             _local_pages.popitem(last=False)
 
 
-def cached_page(page: str, parts: tuple[object, ...], build: Callable[[Lazy], HttpResponse]) -> HttpResponse:
-    """Serve a page from the cache of the newest snapshot, building it once per snapshot."""
+def page_etag(request: HttpRequest, snapshot_id: int, *parts: object) -> str:
+    """A strong ETag of what a URL shows in one snapshot; parts add what the URL alone does not fix (today's window)."""
+    named = repr((snapshot_id, request.get_full_path(), parts)).encode()
+    return quote_etag(hashlib.sha256(named).hexdigest()[:32])
+
+
+def not_modified(request: HttpRequest, etag: str) -> HttpResponseNotModified | None:
+    """304 when If-None-Match names this ETag (weak comparison, as RFC 9110 asks for GET), else None.
+
+    "*" is not honoured: whether the URL has a representation at all is only known once the page is built.
+    """
+    offered = parse_etags(request.headers.get("If-None-Match", ""))
+    if etag.removeprefix("W/") not in {tag.removeprefix("W/") for tag in offered}:
+        return None
+    response = HttpResponseNotModified()
+    mark_cacheable(response, etag)
+    return response
+
+
+def mark_cacheable(response: HttpResponseBase, etag: str) -> None:
+    response["ETag"] = etag
+    patch_cache_control(response, public=True, max_age=CACHE_MAX_AGE)
+
+
+def cached_page(
+    request: HttpRequest, page: str, parts: tuple[object, ...], build: Callable[[Lazy], HttpResponse]
+) -> HttpResponse:
+    """Serve a page from the cache of the newest snapshot, building it once per snapshot.
+
+    ETags are only ever sent with a 200, so a client holding one asks about a URL that answered 200 in this
+    snapshot: the 304 can be given before building (or finding) the page.
+    """
     generation, snapshot_id = pages.serving_snapshot()
+    etag = page_etag(request, snapshot_id, page, *parts)
+    unchanged = not_modified(request, etag)
+    if unchanged is not None:
+        unchanged["X-Snapshot"] = str(snapshot_id)
+        return unchanged
     key = pages.page_cache_key(snapshot_id, generation, page, *parts)
     held = _local_pages.get(key)
     if held is None:
@@ -144,6 +189,8 @@ def cached_page(page: str, parts: tuple[object, ...], build: Callable[[Lazy], Ht
             held = (response.status_code, response.content)
             cache.set(key, held, pages.PAGE_SECONDS)
             _remember(key, held)
+    if response.status_code == 200:
+        mark_cacheable(response, etag)
     response["X-Snapshot"] = str(snapshot_id)
     return response
 
@@ -217,13 +264,14 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
                 "has_ties": pages.ranks_have_ties(view_doc.get("groups", [])),
                 "scope_meta": document.get("meta", {}),
                 "view_meta": view_meta,
+                "variance_words": pages.variance_share_words(view_meta),
                 "is_pairing_view": view in pages.PAIRING_VIEWS,
             }
         )
         return render_page("leaderboard/leaderboard.html", context, status=400 if window.error else 200)
 
     parts = (view, window.name, window.since, window.until, bool(window.error))
-    return cached_page("leaderboard", parts, build)
+    return cached_page(request, "leaderboard", parts, build)
 
 
 # ---------------------------------------------------------------- one group
@@ -280,17 +328,53 @@ def pairing(request: HttpRequest) -> HttpResponse:
                 "hi": hi,
                 "sides": pages.planner_and_builder(group),
                 "pool": view_doc.get("pool") or {},
+                "variance_words": pages.variance_share_words(view_doc.get("meta") or {}),
             }
         )
         return render_page("leaderboard/pairing.html", context)
 
-    return cached_page("pairing", (view, label), build)
+    return cached_page(request, "pairing", (view, label), build)
 
 
 # ---------------------------------------------------------------- two groups
 
 
-def score_difference(view: str, label_a: str, label_b: str) -> pages.ScoreDifference | None:
+def stored_samples(snapshot_id: int, view: str, label_a: str, label_b: str) -> tuple[object, object]:
+    """The two groups' stored bootstrap samples: one query that reads only those two lists of the snapshot."""
+    in_view = KeyTransform(view, "samples")
+    found = (
+        Snapshot.objects.filter(id=snapshot_id)
+        .annotate(samples_a=KeyTransform(label_a, in_view), samples_b=KeyTransform(label_b, in_view))
+        .values_list("samples_a", "samples_b")
+        .first()
+    )
+    return found if found is not None else (None, None)
+
+
+def score_difference(
+    snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any]
+) -> pages.ScoreDifference | None:
+    """scoreAdj(A) - scoreAdj(B) with its bootstrap interval, from the samples the recompute stored.
+
+    Every group of a view is scored on the same resamples, so these are compare_groups' own numbers. A snapshot
+    published before samples were kept (or whose samples a newer one has retired) falls back to the engine.
+    """
+    samples_a, samples_b = stored_samples(snapshot_id, view, str(group_a["label"]), str(group_b["label"]))
+    score_a, score_b = pages.number(group_a.get("scoreAdj")), pages.number(group_b.get("scoreAdj"))
+    stored = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
+    if stored and score_a is not None and score_b is not None:
+        return pages.read_score_difference(
+            compare_from_samples(
+                score_a=score_a,
+                score_b=score_b,
+                samples_a=samples_a,  # type: ignore[arg-type]  # checked to be lists above
+                samples_b=samples_b,  # type: ignore[arg-type]
+            )
+        )
+    return engine_score_difference(view, str(group_a["label"]), str(group_b["label"]))
+
+
+def engine_score_difference(view: str, label_a: str, label_b: str) -> pages.ScoreDifference | None:
     """The bootstrap comparison from the scoring engine, on the cycles of the newest pool."""
     try:
         result = compare_groups(
@@ -305,6 +389,18 @@ def score_difference(view: str, label_a: str, label_b: str) -> pages.ScoreDiffer
         logger.info("compare: %s or %s is no longer ranked in %s", label_a, label_b, view)
         return None
     return pages.read_score_difference(result)
+
+
+def rate_test(group_a: dict[str, Any], group_b: dict[str, Any]) -> RateTest | None:
+    """The two-proportion z-test of the raw ship rates (shipped of ship-judged cycles)."""
+    counts = [group.get(key) for group in (group_a, group_b) for key in ("hshipped", "hshipJudged")]
+    if not all(isinstance(count, int) and not isinstance(count, bool) for count in counts):
+        return None
+    shipped_a, judged_a, shipped_b, judged_b = (int(count or 0) for count in counts)
+    try:
+        return ship_rate_test(shipped_a=shipped_a, judged_a=judged_a, shipped_b=shipped_b, judged_b=judged_b)
+    except ValueError:  # counts that contradict each other: say nothing rather than fail the page
+        return None
 
 
 @require_safe
@@ -353,12 +449,14 @@ def compare(request: HttpRequest) -> HttpResponse:
                 "axes": pages.compare_axes(group_a, group_b),
                 "tier_rows": pages.compare_tiers(group_a, group_b),
                 "links": pages.quick_links(view_doc, group_a),
-                "difference": None if same else score_difference(view, chosen_a, chosen_b),
+                "difference": None if same else score_difference(snapshot.id, view, group_a, group_b),
+                "rates": None if same else rate_test(group_a, group_b),
+                "side_rows": [("A", pages.row_for(view_doc, chosen_a)), ("B", pages.row_for(view_doc, chosen_b))],
             }
         )
         return render_page("leaderboard/compare.html", context)
 
-    return cached_page("compare", (view, label_a, label_b), build)
+    return cached_page(request, "compare", (view, label_a, label_b), build)
 
 
 # ---------------------------------------------------------------- words and downloads
@@ -385,7 +483,7 @@ def static_page(template: str, page: str) -> Callable[[HttpRequest], HttpRespons
             )
             return render_page(template, context)
 
-        return cached_page(page, (contribution_url,), build)
+        return cached_page(request, page, (contribution_url,), build)
 
     view.__name__ = page
     return view

@@ -108,28 +108,3 @@ def test_it_answers_404_for_an_unknown_view(demo_snapshot: Snapshot, client: Cli
     response = client.get("/", {"view": "bogus"})
     assert response.status_code == 404
     assert "Not found" in response.content.decode()
-
-
-def test_it_shows_the_contributor_adjusted_odds_only_where_they_were_computed(
-    demo_snapshot: Snapshot, client: Client
-) -> None:
-    document = demo_snapshot.document
-    groups = document["views"]["modelCombo"]["groups"]
-    groups[0]["adjusted"] = {"odds_ratio": 1.8, "ci": [1.2, 2.7], "separable": True}
-    groups[1]["adjusted"] = {"odds_ratio": None, "ci": [None, None], "separable": False}
-    groups[2]["adjusted"] = {"odds_ratio": None, "ci": [None, None], "separable": None}
-    groups[0]["rank_range"] = [1, 4]
-    Snapshot.objects.filter(id=demo_snapshot.id).update(document=document)
-
-    html = client.get("/", {"view": "modelCombo"}).content.decode()
-    assert html.count("contributors set apart: ×1.80") == 1
-    separable = [(g.get("adjusted") or {}).get("separable") for g in groups]
-    assert html.count("not separable from its one contributor") == separable.count(False)
-    assert html.count("contributors set apart: ×") == sum(
-        1 for g in groups if (g.get("adjusted") or {}).get("separable") and g["adjusted"]["odds_ratio"] is not None
-    )
-    pairing = client.get("/pairing/", {"view": "modelCombo", "label": groups[0]["label"]}).content.decode()
-    assert "×1.80 (95% interval ×1.20 to ×2.70)" in pairing
-    assert "its rank ranged from 1 to 4" in pairing
-    uncomputed = client.get("/pairing/", {"view": "modelCombo", "label": groups[2]["label"]}).content.decode()
-    assert "set apart" not in uncomputed

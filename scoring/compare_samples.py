@@ -1,0 +1,95 @@
+"""Comparing two ranked groups from stored bootstrap samples, so the comparison page needs no bootstrap of its own.
+
+Every ranked group of a view is scored on the same resamples (one draw of the whole pool per resample), so the
+difference of two groups' samples, resample by resample, is exactly what compare_groups computes. The recompute
+keeps each view's samples beside the document (document_and_samples); the page reads two columns of them back and
+calls compare_from_samples.
+
+Pure: numpy and pandas, no Django.
+"""
+
+from collections.abc import Sequence
+from datetime import UTC, date, datetime
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from scoring.document import (
+    ScoringConfig,
+    _counts_meta,
+    _score_views,
+    prepare,
+    view_document,
+)
+from scoring.shapes import SCHEMA, VIEWS, WEIGHTS_LABEL
+
+# {view: {label: [scoreAdj in resample 0, 1, ...]}}, the ranked groups of each view.
+Samples = dict[str, dict[str, list[float]]]
+
+
+def document_and_samples(
+    cycles: pd.DataFrame,
+    config: ScoringConfig,
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    generated: str | None = None,
+) -> tuple[dict[str, Any], Samples]:
+    """compute_document's document (the same one: a test holds them equal) and the bootstrap samples it drew.
+
+    The bootstrap runs once: the samples are the draws the document's intervals come from.
+    """
+    prepared = prepare(cycles, config, since, until)
+    results = _score_views(prepared, config, VIEWS)
+    counts = _counts_meta(prepared.judged)
+    meta = {
+        "generated": generated or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "start": counts["start"],
+        "end": counts["end"],
+        "judged": counts["judged"],
+        "shipped": counts["shipped"],
+        "shipJudged": counts["shipJudged"],
+        "pending": counts["pending"],
+        "impossible": counts["unshippable"],
+        "unshippable": counts["unshippable"],
+        "contributors": counts["contributors"],
+        "schema": SCHEMA,
+        "minJudged": config.min_judged,
+        "evidenceK": config.evidence_k,
+        "weights": WEIGHTS_LABEL,
+        "resamples": config.resamples,
+        "seed": config.seed,
+        "since": since.isoformat() if since else None,
+        "until": until.isoformat() if until else None,
+    }
+    document = {"meta": meta, "views": {view: view_document(prepared, results[view], config) for view in VIEWS}}
+    samples: Samples = {}
+    for view in VIEWS:
+        result = results[view]
+        grouping = result.scorecard.grouping
+        labels = [grouping.labels[g] for g in np.flatnonzero(result.scorecard.ranked)]
+        if result.samples is None:
+            samples[view] = {}
+            continue
+        samples[view] = {label: result.samples[:, i].tolist() for i, label in enumerate(labels)}
+    return document, samples
+
+
+def compare_from_samples(
+    *, score_a: float, score_b: float, samples_a: Sequence[float], samples_b: Sequence[float]
+) -> dict[str, Any]:
+    """scoreAdj(A) - scoreAdj(B), the 95% percentile interval of the per-resample differences, and the share of
+    resamples in which A scored strictly higher: compare_groups' numbers, from stored samples.
+
+    ``ci`` and ``a_beats_b`` are None when there are no samples or the two sides hold different counts.
+    """
+    out: dict[str, Any] = {"difference": float(score_a - score_b), "ci": None, "a_beats_b": None, "resamples": 0}
+    a = np.asarray(samples_a, dtype=np.float64)
+    b = np.asarray(samples_b, dtype=np.float64)
+    if a.ndim != 1 or a.shape != b.shape or len(a) == 0:
+        return out
+    diffs = a - b
+    lo, hi = np.percentile(diffs, [2.5, 97.5])
+    out.update({"ci": [float(lo), float(hi)], "a_beats_b": float((diffs > 0).mean()), "resamples": len(diffs)})
+    return out

@@ -1,0 +1,127 @@
+"""The contributor-adjusted ship odds beside the raw ship rate, the variance share and rank stability in words."""
+
+import html as html_module
+from typing import Any
+
+from django.test import Client
+
+from leaderboard import pages
+from leaderboard.models import Snapshot
+
+
+def page(client: Client, path: str, **params: str) -> str:
+    response = client.get(path, params)
+    assert response.status_code == 200, (path, params)
+    return html_module.unescape(response.content.decode())
+
+
+def store(snapshot: Snapshot, document: dict[str, Any]) -> None:
+    Snapshot.objects.filter(id=snapshot.id).update(document=document)
+
+
+def test_it_shows_the_engines_adjusted_odds_beside_the_raw_ship_rate(demo_snapshot: Snapshot, client: Client) -> None:
+    view_doc = demo_snapshot.views["modelCombo"]
+    assert view_doc["meta"]["adjustment"] == "ok", view_doc["meta"]["adjustment"]
+    html = page(client, "/", view="modelCombo")
+    separable = [g for g in view_doc["groups"] if g["adjusted"]["separable"]]
+    assert separable, "the demo pool's pairings have several contributors each"
+    for group in view_doc["groups"]:
+        assert f"ship rate {group['raw']['shipr']:.0f}% (raw)" in html
+    for group in separable:
+        adjusted = group["adjusted"]
+        lo, hi = adjusted["ci"]
+        words = f"odds vs pool ×{adjusted['odds_ratio']:.2f} [{lo:.2f}–{hi:.2f}] after separating who uses it"
+        assert words in html, group["label"]
+        assert lo <= adjusted["odds_ratio"] <= hi
+    share = view_doc["meta"]["contributor_variance_share"]
+    assert f"{share * 100:.0f}% belongs to the contributors" in html
+
+
+def test_it_says_which_estimate_is_which_and_where_none_is_possible(demo_snapshot: Snapshot, client: Client) -> None:
+    document = demo_snapshot.document
+    view_doc = document["views"]["modelCombo"]
+    groups = view_doc["groups"]
+    groups[0]["adjusted"] = {"odds_ratio": 0.8, "ci": [0.6, 1.1], "separable": True}
+    groups[1]["adjusted"] = {"odds_ratio": None, "ci": [None, None], "separable": False}
+    groups[2]["adjusted"] = {"odds_ratio": None, "ci": [None, None], "separable": None}
+    view_doc["meta"]["contributor_variance_share"] = 0.35
+    store(demo_snapshot, document)
+
+    html = page(client, "/", view="modelCombo")
+    assert "odds vs pool ×0.80 [0.60–1.10] after separating who uses it" in html
+    not_separable = sum(1 for g in groups if g["adjusted"]["separable"] is False)
+    assert html.count("not separable: every cycle from one contributor") == not_separable
+    assert "35% belongs to the contributors and 65% to the pairings" in html
+
+    first = page(client, "/pairing/", view="modelCombo", label=groups[0]["label"])
+    assert f"Ship rate {groups[0]['raw']['shipr']:.0f}% (raw)" in first
+    assert f"{groups[0]['hshipped']} of {groups[0]['hshipJudged']} ship-judged cycles shipped" in first
+    assert "×0.80 the pool's (95% interval ×0.60 to ×1.10)" in first
+    assert "35% belongs to the contributors" in first
+    second = page(client, "/pairing/", view="modelCombo", label=groups[1]["label"])
+    assert "not separable: every cycle from one contributor" in second
+    assert "odds vs pool" not in second
+    third = page(client, "/pairing/", view="modelCombo", label=groups[2]["label"])
+    assert "no adjusted odds for this group" in third
+
+
+def test_it_says_adjustment_unavailable_when_the_fit_did_not_run(demo_snapshot: Snapshot, client: Client) -> None:
+    document = demo_snapshot.document
+    view_doc = document["views"]["famCombo"]
+    view_doc["meta"]["adjustment"] = "adjustment unavailable: the fit did not converge"
+    view_doc["meta"]["contributor_variance_share"] = None
+    store(demo_snapshot, document)
+
+    html = page(client, "/", view="famCombo")
+    assert html.count("adjustment unavailable") >= len(view_doc["groups"])
+    assert "odds vs pool" not in html
+    assert "Contributor adjustment unavailable for this view (the fit did not converge)" in html
+    label = view_doc["groups"][0]["label"]
+    detail = page(client, "/pairing/", view="famCombo", label=label)
+    assert "Adjusted: adjustment unavailable" in detail
+    assert f"Ship rate {view_doc['groups'][0]['raw']['shipr']:.0f}% (raw)" in detail
+
+
+def test_it_shows_no_adjusted_words_on_views_without_the_fit(demo_snapshot: Snapshot, client: Client) -> None:
+    assert "adjustment" not in demo_snapshot.views["model"]["meta"]
+    html = page(client, "/", view="model")
+    assert "(raw)" not in html and "odds vs pool" not in html and "belongs to the contributors" not in html
+
+
+def test_it_words_the_rank_range_as_leaving_contributors_out(demo_snapshot: Snapshot, client: Client) -> None:
+    document = demo_snapshot.document
+    groups = document["views"]["modelCombo"]["groups"]
+    groups[0]["rank_range"] = [1, 4]
+    groups[0]["flags"] = [*groups[0]["flags"], "unstable-rank"]
+    groups[1]["rank_range"] = [2, 3]
+    groups[1]["flags"] = [flag for flag in groups[1]["flags"] if flag != "unstable-rank"]
+    store(demo_snapshot, document)
+
+    html = page(client, "/", view="modelCombo")
+    assert "unstable rank: moves more than one place without one contributor" in html
+    unstable = page(client, "/pairing/", view="modelCombo", label=groups[0]["label"])
+    sentence = "Leaving out each contributor in turn, its place by score alone ranged from 1 to 4"
+    assert f"{sentence}: it depends on who contributed." in unstable
+    steady = page(client, "/pairing/", view="modelCombo", label=groups[1]["label"])
+    assert "ranged from 2 to 3." in steady and "it depends on who contributed" not in steady
+    assert "resample" not in pages.FLAG_WORDS["unstable-rank"]
+
+
+def test_it_explains_the_adjustment_on_the_methodology_page(demo_snapshot: Snapshot, client: Client) -> None:
+    html = page(client, "/methodology/")
+    section = html.split('<h2 id="adjustment">', 1)[1].split("<h2>", 1)[0]
+    for words in (
+        "mixed logistic model",
+        "BinomialBayesMixedGLM",
+        "Laplace approximation",
+        "glmer",
+        "not separable",
+        "adjustment unavailable",
+        "contributor variance share",
+        "leave each contributor out in turn",
+        pages.FLAG_WORDS["unstable-rank"],
+        "two-proportion z-test",
+        "independent trial",
+        "uncertainty of the overall intercept",
+    ):
+        assert words in section, words

@@ -1,0 +1,113 @@
+"""The comparison page reads the bootstrap samples the recompute stored, and tests the two ship rates."""
+
+import html as html_module
+import json
+import math
+
+from django.db import connection
+from django.test import Client
+from django.test.utils import CaptureQueriesContext
+
+from leaderboard import services
+from leaderboard.models import Snapshot
+from leaderboard.selectors import cycles_frame, scoring_config
+from scoring import compare_groups, compute_document
+from scoring.compare_samples import compare_from_samples, document_and_samples
+from tests.factories import make_contributor, make_cycles
+from tests.pages.conftest import ranked_labels
+
+
+def test_it_stores_the_samples_of_every_ranked_group(demo_snapshot: Snapshot) -> None:
+    samples = Snapshot.objects.get(id=demo_snapshot.id).samples
+    resamples = demo_snapshot.document["meta"]["resamples"]
+    for view, body in demo_snapshot.views.items():
+        assert set(samples[view]) == {group["label"] for group in body["groups"]}, view
+        assert all(len(draws) == resamples for draws in samples[view].values())
+
+
+def test_it_gets_compare_groups_numbers_from_the_stored_samples(demo_snapshot: Snapshot) -> None:
+    samples = Snapshot.objects.get(id=demo_snapshot.id).samples
+    frame, config = cycles_frame(), scoring_config()
+    for view in ("modelCombo", "family"):
+        groups = demo_snapshot.views[view]["groups"]
+        for a, b in ((groups[0], groups[1]), (groups[-1], groups[0])):
+            expected = compare_groups(frame, config, view=view, label_a=a["label"], label_b=b["label"])
+            stored = compare_from_samples(
+                score_a=a["scoreAdj"],
+                score_b=b["scoreAdj"],
+                samples_a=samples[view][a["label"]],
+                samples_b=samples[view][b["label"]],
+            )
+            assert stored["difference"] == expected["difference"]
+            assert stored["ci"] == expected["ci"]
+            assert stored["a_beats_b"] == expected["a_beats_b"]
+            assert stored["resamples"] == expected["resamples"]
+
+
+def test_it_publishes_the_same_document_as_compute_document(demo_snapshot: Snapshot) -> None:
+    frame, config = cycles_frame(), scoring_config()
+    generated = "2026-11-30T00:00:00Z"
+    document, samples = document_and_samples(frame, config, generated=generated)
+    assert json.dumps(document, sort_keys=True) == json.dumps(
+        compute_document(frame, config, generated=generated), sort_keys=True
+    )
+    first = document["views"]["modelCombo"]["groups"][0]
+    draws = sorted(samples["modelCombo"][first["label"]])
+    # The document's interval is the samples' own 2.5th and 97.5th percentiles.
+    assert draws[0] <= first["ci"][0] <= first["ci"][1] <= draws[-1]
+
+
+def test_it_compares_without_reading_the_cycles(demo_snapshot: Snapshot, client: Client) -> None:
+    first, third = ranked_labels(demo_snapshot, "modelCombo")[0], ranked_labels(demo_snapshot, "modelCombo")[2]
+    expected = compare_groups(cycles_frame(), scoring_config(), view="modelCombo", label_a=first, label_b=third)
+    with CaptureQueriesContext(connection) as queries:
+        response = client.get("/compare/", {"view": "modelCombo", "a": first, "b": third})
+    assert response.status_code == 200
+    assert not [q["sql"] for q in queries.captured_queries if "ingest_cycle" in q["sql"]]
+    assert len(queries.captured_queries) <= 3
+    html = response.content.decode()
+    assert f"{abs(expected['difference']):.1f}</span>" in html
+    assert f"A scored higher than B in {expected['a_beats_b'] * 100:.0f}% of {expected['resamples']} resamples" in html
+
+
+def test_it_keeps_samples_on_the_newest_snapshot_only_and_still_compares_an_old_one(
+    demo_snapshot: Snapshot, client: Client
+) -> None:
+    make_cycles(make_contributor(), count=40, pairings=(("gpt-7", "gpt-7"),), seed=9)
+    newer = services.recompute_snapshot()
+    assert newer is not None
+    assert Snapshot.objects.get(id=demo_snapshot.id).samples == {}
+    assert Snapshot.objects.get(id=newer.id).samples["modelCombo"]
+    # A snapshot without samples (one published before they were kept) falls back to the engine's bootstrap.
+    Snapshot.objects.filter(id=newer.id).update(samples={})
+    first, second = ranked_labels(newer, "modelCombo")[:2]
+    expected = compare_groups(cycles_frame(), scoring_config(), view="modelCombo", label_a=first, label_b=second)
+    html = client.get("/compare/", {"view": "modelCombo", "a": first, "b": second}).content.decode()
+    assert f"A scored higher than B in {expected['a_beats_b'] * 100:.0f}% of {expected['resamples']} resamples" in html
+
+
+def test_it_tests_the_two_ship_rates_and_says_what_the_test_cannot_show(
+    demo_snapshot: Snapshot, client: Client
+) -> None:
+    groups = demo_snapshot.views["modelCombo"]["groups"]
+    a, b = groups[0], groups[-1]
+    html = html_module.unescape(
+        client.get("/compare/", {"view": "modelCombo", "a": a["label"], "b": b["label"]}).content.decode()
+    )
+    section = html.split('<section class="rates">', 1)[1].split("</section>", 1)[0]
+    n_a, n_b = a["hshipJudged"], b["hshipJudged"]
+    p_a, p_b = a["hshipped"] / n_a, b["hshipped"] / n_b
+    pooled = (a["hshipped"] + b["hshipped"]) / (n_a + n_b)
+    z = (p_a - p_b) / math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
+    p_value = math.erfc(abs(z) / math.sqrt(2))
+    assert f"A {p_a * 100:.0f}% ({a['hshipped']} of {n_a})" in section
+    assert f"z = {z:.2f}, p = " in section
+    assert (f"p = {p_value:.3f}" if p_value >= 0.001 else "p = < 0.001") in section
+    assert "independent trial" in section and "They are not" in section
+    assert "odds vs pool" in section or "not separable" in section or "unavailable" in section
+
+
+def test_it_leaves_the_rate_test_out_when_a_and_b_are_the_same(demo_snapshot: Snapshot, client: Client) -> None:
+    label = ranked_labels(demo_snapshot, "modelCombo")[0]
+    html = client.get("/compare/", {"view": "modelCombo", "a": label, "b": label}).content.decode()
+    assert '<section class="rates">' not in html

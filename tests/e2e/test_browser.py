@@ -82,6 +82,8 @@ def test_it_clicks_from_the_leaderboard_to_a_pairing_and_a_comparison(site: str,
     assert page.locator("h1").inner_text().strip() == first_label
     assert page.locator("svg.strip circle").count() >= 10
     assert page.locator("svg.spark polyline").count() == 1
+    shipping = page.locator(".shipping-detail").inner_text()
+    assert "(raw)" in shipping and "Adjusted:" in shipping
     page.screenshot(path=str(SCREENSHOTS / "pairing-desktop.png"), full_page=True)
 
     page.get_by_role("link", name="Compare with another").click()
@@ -93,6 +95,7 @@ def test_it_clicks_from_the_leaderboard_to_a_pairing_and_a_comparison(site: str,
     sides = page.locator(".side h2 a").all_inner_texts()
     assert sides == [first_label, second_label]
     assert "A − B =" in page.locator(".difference").inner_text()
+    assert "two-proportion z-test" in page.locator(".rates").inner_text()
     assert page.locator("table.compare tbody tr").count() == 10 + 6
     page.screenshot(path=str(SCREENSHOTS / "compare-desktop.png"), full_page=True)
 

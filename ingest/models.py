@@ -1,9 +1,15 @@
 import hashlib
 import hmac
 import uuid
+from collections.abc import Collection, Iterable
+from typing import Any
 
 from django.conf import settings
-from django.db import models
+from django.db import connections, models, transaction
+from django.db.models import Max
+
+# The key of the PostgreSQL advisory lock that serializes handing out contributor numbers.
+NUMBERING_LOCK = 0x70726167  # "prag"
 
 
 def install_hash(install: uuid.UUID) -> str:
@@ -12,30 +18,90 @@ def install_hash(install: uuid.UUID) -> str:
     return hmac.new(key, str(install).lower().encode(), hashlib.sha256).hexdigest()
 
 
+class ContributorQuerySet(models.QuerySet["Contributor"]):
+    def assign_numbers(self) -> int:
+        """Number the contributors here that have cycles but no number yet, in id order; returns how many.
+
+        Each gets the highest number so far plus one, so numbers follow first contribution with no
+        gaps: unlike ids, which rolled-back requests and retractions of unknown installs consume,
+        they reveal nothing about how many requests came in. On PostgreSQL a transaction-level
+        advisory lock makes concurrent first contributions take turns; it is taken only when there
+        is a contributor to number, so later contributions never wait on it.
+        """
+        waiting = self.filter(number__isnull=True, cycles__isnull=False).distinct().order_by("id").values_list("id")
+        with transaction.atomic(using=self.db):
+            if not waiting.exists():
+                return 0
+            connection = connections[self.db]
+            if connection.vendor == "postgresql":
+                with connection.cursor() as cursor:
+                    cursor.execute("SELECT pg_advisory_xact_lock(%s)", [NUMBERING_LOCK])
+            # Read again under the lock: what was waiting may have been numbered meanwhile.
+            ids = [pk for (pk,) in waiting]
+            everyone = Contributor.objects.using(self.db)
+            highest = everyone.aggregate(highest=Max("number"))["highest"] or 0
+            for offset, pk in enumerate(ids, start=1):
+                everyone.filter(id=pk, number__isnull=True).update(number=highest + offset)
+        return len(ids)
+
+
 class Contributor(models.Model):
     """One installation of a client, known only by a keyed hash of its install id.
 
-    The id orders contributors by first contribution; exports call it c<id>.
+    `number` is given when the contributor's first cycles are stored (see assign_numbers) and
+    kept for good, through a retraction too: exports call the contributor c<number>, in order
+    of first contribution and stable across exports. A contributor that never stored a cycle
+    (one that only retracted) has none. Rows are never deleted in service, so no number is
+    handed out twice.
     """
 
     install_hash = models.CharField(max_length=64, unique=True)
     first_seen = models.DateTimeField()
     last_seen = models.DateTimeField()
     retracted_at = models.DateTimeField(null=True, blank=True)
+    number = models.PositiveIntegerField(null=True, blank=True, unique=True)
+
+    objects = ContributorQuerySet.as_manager()
 
     class Meta:
         ordering = ["id"]
 
     def __str__(self) -> str:
-        return self.pseudonym
+        return self.pseudonym if self.number is not None else "a contributor without cycles"
 
     @property
     def pseudonym(self) -> str:
-        return f"c{self.id}"
+        return f"c{self.number}"
 
     @property
     def is_retracted(self) -> bool:
         return self.retracted_at is not None
+
+
+class CycleQuerySet(models.QuerySet["Cycle"]):
+    def bulk_create(
+        self,
+        objs: Iterable[Any],
+        batch_size: int | None = None,
+        ignore_conflicts: bool = False,
+        update_conflicts: bool = False,
+        update_fields: Collection[str] | None = None,
+        unique_fields: Collection[str] | None = None,
+    ) -> list[Any]:
+        """Store the cycles, then number their contributors that had none (their first cycles)."""
+        with transaction.atomic(using=self.db):
+            # Typed Any: django-stubs cannot bind the queryset's model, "Cycle", not yet defined here.
+            created: list[Any] = super().bulk_create(
+                objs,
+                batch_size=batch_size,
+                ignore_conflicts=ignore_conflicts,
+                update_conflicts=update_conflicts,
+                update_fields=update_fields,
+                unique_fields=unique_fields,
+            )
+            contributor_ids = {cycle.contributor_id for cycle in created}
+            Contributor.objects.using(self.db).filter(id__in=contributor_ids).assign_numbers()
+        return created
 
 
 class Cycle(models.Model):
@@ -81,6 +147,8 @@ class Cycle(models.Model):
     # The client's extraction time of the stored copy: the never-regress rule compares it.
     generated = models.DateTimeField()
     received_at = models.DateTimeField()
+
+    objects = CycleQuerySet.as_manager()
 
     class Meta:
         constraints = [

@@ -53,7 +53,7 @@ def _lock_contributor(*, digest: str, now: datetime) -> Contributor:
         unique_fields=["install_hash"],
         update_fields=["last_seen"],
     )
-    return Contributor.objects.only("id", "retracted_at").get(install_hash=digest)
+    return Contributor.objects.only("id", "retracted_at", "number").get(install_hash=digest)
 
 
 def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
@@ -99,6 +99,10 @@ def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
                 rewrites.append((copy[1], row))
         if new_rows:
             _insert_cycles(new_rows, contributor_id=contributor.id, generated=generated, now=now)
+            if contributor.number is None:
+                # Its first cycles: the next pseudonym number. Contributors that never store a
+                # cycle (retractions of unknown installs, refused requests) never take one.
+                Contributor.objects.filter(id=contributor.id).assign_numbers()
         if rewrites:
             _rewrite_cycles(rewrites, generated=generated, now=now)
         inserted = len(new_rows)

@@ -55,12 +55,12 @@ def cycle_lines() -> Iterator[str]:
     rows = (
         Cycle.objects.filter(contributor__retracted_at__isnull=True)
         .order_by("id")
-        .values_list("contributor_id", *FACT_FIELDS)
+        .values_list("contributor__number", *FACT_FIELDS)
     )
     chunk: list[str] = []
     for row in rows.iterator(chunk_size=FETCH_ROWS):
         values: list[Any] = list(row)
-        # Contributor.pseudonym: c<id>, ordered by first contribution and stable across exports.
+        # Contributor.pseudonym: c<number>, dense, in order of first contribution and stable across exports.
         values[0] = f"c{values[0]}"
         values[_ROLE_INDEX] = ROLE_WORDS.get(values[_ROLE_INDEX], values[_ROLE_INDEX])
         values[_SHIP_STATUS_INDEX] = SHIP_STATUS_WORDS.get(values[_SHIP_STATUS_INDEX], values[_SHIP_STATUS_INDEX])

@@ -135,6 +135,7 @@ def server_environment(database_url: str, redis_url: str) -> dict[str, str]:
             "DATABASE_URL": database_url,
             "REDIS_URL": redis_url,
             "SECRET_KEY": "bench-ingest-scratch-key",
+            "INSTALL_HASH_KEY": "bench-ingest-scratch-hash-key",
             "DEBUG": "0",
             "ALLOWED_HOSTS": "127.0.0.1",
             "INGEST_RATE_PER_INSTALL": "100000000/hour",

@@ -173,7 +173,12 @@ def main() -> None:
     with psycopg.connect(base_url, autocommit=True) as admin:
         admin.execute(f'DROP DATABASE IF EXISTS "{scratch}"')
         admin.execute(f'CREATE DATABASE "{scratch}"')
-    env = dict(os.environ, DATABASE_URL=scratch_url, SECRET_KEY=os.environ.get("SECRET_KEY", "bench-key"))
+    env = dict(
+        os.environ,
+        DATABASE_URL=scratch_url,
+        SECRET_KEY=os.environ.get("SECRET_KEY", "bench-key"),
+        INSTALL_HASH_KEY=os.environ.get("INSTALL_HASH_KEY", "bench-install-hash-key"),
+    )
     env.pop("REDIS_URL", None)
     try:
         subprocess.run([sys.executable, "manage.py", "migrate", "-v0"], cwd=REPO, env=env, check=True)

@@ -63,9 +63,14 @@ EMBEDDED = DATABASE_URL == ""
 SECRET_KEY = envstr("SECRET_KEY", DEVELOPMENT_SECRET_KEY)
 if SECRET_KEY == DEVELOPMENT_SECRET_KEY and not (DEBUG or EMBEDDED):
     raise ImproperlyConfigured("SECRET_KEY must be set: the development key is refused outside the embedded default")
-# The key that turns install ids into contributor hashes. Kept apart from SECRET_KEY so
-# rotating session keys never splits one contributor into two.
-INSTALL_HASH_KEY = envstr("INSTALL_HASH_KEY", SECRET_KEY)
+# The key that turns install ids into contributor hashes. Required apart from SECRET_KEY
+# outside the embedded default: were it to follow a rotated SECRET_KEY, every install would
+# hash anew, retractions would find nothing and retracted installs could contribute again.
+INSTALL_HASH_KEY = envstr("INSTALL_HASH_KEY", "")
+if not INSTALL_HASH_KEY:
+    if not (DEBUG or EMBEDDED):
+        raise ImproperlyConfigured("INSTALL_HASH_KEY must be set outside the embedded default")
+    INSTALL_HASH_KEY = SECRET_KEY
 
 ALLOWED_HOSTS = [h.strip() for h in envstr("ALLOWED_HOSTS", "127.0.0.1,localhost").split(",") if h.strip()]
 CSRF_TRUSTED_ORIGINS = [o.strip() for o in envstr("CSRF_TRUSTED_ORIGINS", "").split(",") if o.strip()]

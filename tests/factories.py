@@ -4,10 +4,13 @@ import datetime as dt
 import random
 import uuid
 from collections.abc import Sequence
+from pathlib import Path
 
 from django.utils import timezone
 
 from ingest.models import Contributor, Cycle, install_hash
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
 
 PAIRINGS: tuple[tuple[str, str], ...] = (
     ("claude-opus-4.8", "claude-opus-4.8"),

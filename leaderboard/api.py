@@ -11,9 +11,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from leaderboard.selectors import latest_snapshot, scoped_document
+from leaderboard.selectors import EARLIEST_DAY, WindowBusy, latest_snapshot, scoped_document
 
-EARLIEST_DAY = dt.date(2024, 1, 1)
 CACHE_CONTROL = "public, max-age=60"
 
 
@@ -37,9 +36,8 @@ def parse_day(name: str, raw: str | None, *, today: dt.date) -> dt.date | None:
 
 def parse_scope(params: Any, *, today: dt.date) -> tuple[dt.date | None, dt.date | None]:
     """The since/until window of a request; ScopeError names the parameter at fault."""
-    unknown = sorted(set(params) - {"since", "until"})
-    if unknown:
-        raise ScopeError(f"Unknown parameter {unknown[0][:40]!r}; only since and until are accepted.")
+    if set(params) - {"since", "until"}:
+        raise ScopeError("Unknown parameter: only since and until are accepted.")
     since = parse_day("since", params.get("since"), today=today)
     until = parse_day("until", params.get("until"), today=today)
     if since is not None and until is not None and since > until:
@@ -73,7 +71,12 @@ class PoolApi(APIView):
             not_modified["ETag"] = etag
             not_modified["Cache-Control"] = CACHE_CONTROL
             return not_modified
-        document = scoped_document(since=since, until=until)
+        try:
+            document = scoped_document(since=since, until=until, snapshot=snapshot)
+        except WindowBusy:
+            busy = Response({"error": "Another day window is being computed; try again shortly.", "errors": []}, 503)
+            busy["Retry-After"] = "5"
+            return busy
         response = Response(document)
         response["ETag"] = etag
         response["Cache-Control"] = CACHE_CONTROL

@@ -18,6 +18,7 @@ from django.db.models.signals import post_save
 from django.dispatch import receiver
 
 from leaderboard.models import Snapshot
+from leaderboard.selectors import EARLIEST_DAY, preset_window
 from leaderboard.services import GENERATION_KEY, cache_generation
 
 # The six views in tab order, with the words a reader sees.
@@ -509,12 +510,16 @@ def parse_day(raw: str) -> date | None:
 def read_window(params: dict[str, str], *, today: date) -> Window:
     name = params.get("window", "all")
     if name in ("90", "30"):
-        return Window(name, since=today - timedelta(days=int(name) - 1), until=today)
+        first, last = preset_window(int(name), today=today)
+        return Window(name, since=first, until=last)
     if name == "custom":
         since = parse_day(params.get("since", "")) if params.get("since") else None
         until = parse_day(params.get("until", "")) if params.get("until") else None
         if (params.get("since") and since is None) or (params.get("until") and until is None):
             return Window("custom", error="Dates are written YYYY-MM-DD, for example 2026-09-01.")
+        # The contract accepts no cycle outside these days, so no other window can differ.
+        if any(day is not None and not EARLIEST_DAY <= day <= today + timedelta(days=1) for day in (since, until)):
+            return Window("custom", error=f"Days lie between {EARLIEST_DAY} and tomorrow.")
         if since and until and since > until:
             return Window("custom", error="The start of the window is after its end.")
         if since is None and until is None:

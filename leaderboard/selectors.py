@@ -6,6 +6,7 @@ import hashlib
 import io
 from typing import Any
 
+import numpy as np
 import pandas as pd
 from django.conf import settings
 from django.core.cache import cache
@@ -34,7 +35,11 @@ _TEXT_COLUMNS = frozenset(
     }
 )
 _FLOAT_COLUMNS = frozenset({"cost_usd", "active_hours", "step_seconds_median"})
+# The contract accepts no day before this one (cycle-record.md, `day`).
+EARLIEST_DAY = dt.date(2024, 1, 1)
 SCOPED_CACHE_SECONDS = 3600
+SCOPED_LOCK_KEY = "scoped:computing"
+SCOPED_LOCK_SECONDS = 300
 
 
 def scoring_config() -> ScoringConfig:
@@ -116,7 +121,9 @@ def cycles_fingerprint(frame: pd.DataFrame, config: ScoringConfig) -> str:
     """A digest of what a recompute would score; equal digests give equal rankings."""
     digest = hashlib.sha256(repr(config).encode())
     if not frame.empty:
-        digest.update(pd.util.hash_pandas_object(frame, index=False).to_numpy().tobytes())
+        # Sorted row hashes: the same rows in another scan order are the same pool.
+        rows = np.sort(pd.util.hash_pandas_object(frame, index=False).to_numpy())
+        digest.update(rows.tobytes())
     return digest.hexdigest()
 
 
@@ -131,19 +138,37 @@ def snapshot_document(snapshot: Snapshot) -> dict[str, Any]:
     return document
 
 
-def scoped_document(*, since: dt.date | None, until: dt.date | None) -> dict[str, Any] | None:
+class WindowBusy(Exception):
+    """Another request is computing a day window; come back in a few seconds."""
+
+
+def preset_window(days: int, *, today: dt.date) -> tuple[dt.date, dt.date]:
+    """The last `days` days up to today: the 90- and 30-day windows the pages offer."""
+    return today - dt.timedelta(days=days - 1), today
+
+
+def scoped_document(
+    *, since: dt.date | None, until: dt.date | None, snapshot: Snapshot | None = None
+) -> dict[str, Any] | None:
     """Rankings for a day window, computed on demand and cached per snapshot.
 
     None when nothing has been published yet. The all-time window is the snapshot itself.
+    Raises WindowBusy while another window is being computed.
     """
-    snapshot = latest_snapshot()
+    snapshot = snapshot or latest_snapshot()
     if snapshot is None:
         return None
     if since is None and until is None:
         return snapshot_document(snapshot)
     key = f"scoped:{snapshot.id}:{since}:{until}"
     document: dict[str, Any] | None = cache.get(key)
-    if document is None:
+    if document is not None:
+        return document
+    # One window at a time across every web worker: a burst of new windows cannot tie up
+    # all of them, and the same window asked for twice at once is computed once.
+    if not cache.add(SCOPED_LOCK_KEY, key, SCOPED_LOCK_SECONDS):
+        raise WindowBusy
+    try:
         frame = cycles_frame(since=since, until=until)
         config = scoring_config()
         document = compute_document(
@@ -159,4 +184,6 @@ def scoped_document(*, since: dt.date | None, until: dt.date | None) -> dict[str
         meta["demo"] = snapshot.is_demo
         document["meta"] = meta
         cache.set(key, document, SCOPED_CACHE_SECONDS)
+    finally:
+        cache.delete(SCOPED_LOCK_KEY)
     return document

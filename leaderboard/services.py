@@ -10,7 +10,15 @@ from django.utils import timezone
 
 from leaderboard.coordination import coordinator, exclusive
 from leaderboard.models import GroupScore, Snapshot
-from leaderboard.selectors import cycles_fingerprint, cycles_frame, latest_snapshot, scoring_config
+from leaderboard.selectors import (
+    WindowBusy,
+    cycles_fingerprint,
+    cycles_frame,
+    latest_snapshot,
+    preset_window,
+    scoped_document,
+    scoring_config,
+)
 from scoring.compare_samples import Samples, document_and_samples
 from scoring.enrich import enrich_document
 
@@ -18,6 +26,8 @@ log = logging.getLogger(__name__)
 
 # Pages cache under this generation; bumping it after each publish retires every old entry.
 GENERATION_KEY = "leaderboard:generation"
+# The day windows the pages offer besides all time.
+PRESET_WINDOW_DAYS = (90, 30)
 
 
 def request_recompute() -> None:
@@ -41,7 +51,12 @@ def run_pending_recomputes() -> Snapshot | None:
             if not holding:
                 return published
             while coord.take_pending():
-                published = recompute_snapshot() or published
+                try:
+                    published = recompute_snapshot() or published
+                except BaseException:
+                    # Still owed: the next request or the beat schedule retries it.
+                    coord.mark_pending()
+                    raise
         # A request that raised the flag between our last take and the unlock was
         # refused the lock: the loop picks it up.
     return published
@@ -110,7 +125,28 @@ def _publish(
             ]
         )
         transaction.on_commit(bump_generation)
+        transaction.on_commit(lambda: _queue_window_warming(snapshot.id))
     return snapshot
+
+
+def _queue_window_warming(snapshot_id: int) -> None:
+    from leaderboard.tasks import warm_windows
+
+    warm_windows.delay(snapshot_id)
+
+
+def warm_windows(*, snapshot_id: int) -> None:
+    """Compute the 90- and 30-day windows of a new snapshot before visitors ask for them."""
+    snapshot = latest_snapshot()
+    if snapshot is None or snapshot.id != snapshot_id:
+        return  # a newer snapshot has its own warming queued
+    today = timezone.now().date()
+    for days in PRESET_WINDOW_DAYS:
+        since, until = preset_window(days, today=today)
+        try:
+            scoped_document(since=since, until=until, snapshot=snapshot)
+        except WindowBusy:
+            log.info("warming: a %d-day window waits for a visitor; another window is computing", days)
 
 
 def bump_generation() -> None:

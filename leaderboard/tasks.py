@@ -17,3 +17,9 @@ def scheduled_recompute() -> None:
     """Celery beat's periodic recompute; unchanged data publishes nothing new."""
     coordinator().mark_pending()
     services.run_pending_recomputes()
+
+
+@shared_task(ignore_result=True)
+def warm_windows(snapshot_id: int) -> None:
+    """Compute a new snapshot's preset day windows ahead of the first visitor."""
+    services.warm_windows(snapshot_id=snapshot_id)

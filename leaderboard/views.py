@@ -29,7 +29,7 @@ from django.views.decorators.http import require_safe
 
 from leaderboard import charts, pages
 from leaderboard.models import GroupScore, Snapshot
-from leaderboard.selectors import cycles_frame, scoped_document, scoring_config, snapshot_document
+from leaderboard.selectors import WindowBusy, cycles_frame, scoped_document, scoring_config, snapshot_document
 from scoring import GroupNotRanked, compare_groups
 from scoring.compare_rates import RateTest, ship_rate_test
 from scoring.compare_samples import compare_from_samples
@@ -225,13 +225,21 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     window = pages.read_window(params, today=timezone.now().date())
 
     def build(load: Lazy) -> HttpResponse:
+        nonlocal window
         document: dict[str, Any] | None
+        status = 400 if window.error else 200
         if window.is_all_time or window.error:
             snapshot = load()
             document = snapshot.document if snapshot else None
         else:
             snapshot = None
-            document = scoped_document(since=window.since, until=window.until)
+            try:
+                document = scoped_document(since=window.since, until=window.until)
+            except WindowBusy:
+                # Not cached (only 200s are): the next visit finds the window computed.
+                window = pages.Window(window.name, error="Another window is being computed; reload in a few seconds.")
+                snapshot, status = load(), 503
+                document = snapshot.document if snapshot else None
         context = base_context(snapshot, document)
         context.update(
             {
@@ -268,7 +276,10 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
                 "is_pairing_view": view in pages.PAIRING_VIEWS,
             }
         )
-        return render_page("leaderboard/leaderboard.html", context, status=400 if window.error else 200)
+        response = render_page("leaderboard/leaderboard.html", context, status=status)
+        if status == 503:
+            response["Retry-After"] = "5"
+        return response
 
     parts = (view, window.name, window.since, window.until, bool(window.error))
     return cached_page(request, "leaderboard", parts, build)

@@ -267,7 +267,7 @@ def _fit(cells: _Cells) -> tuple[_Mode, float, float]:
         options={"initial_simplex": _START_LOG_SDS, "xatol": 1e-3, "fatol": 1e-6, "maxiter": 400},
     )
     if not outer.success:
-        raise FitFailed(f"the variance search did not converge ({outer.message})")
+        raise FitFailed("the variance search did not converge")
     log_sd_pairing, log_sd_contributor = (float(x) for x in outer.x)
     mode = model.mode(log_sd_pairing, log_sd_contributor)
     return mode, math.exp(2 * log_sd_pairing), math.exp(2 * log_sd_contributor)
@@ -314,7 +314,7 @@ def fit_pairing_effects(cycles: pd.DataFrame, *, labels: pd.Series | np.ndarray,
         with np.errstate(all="ignore"):
             mode, var_pairing, var_contributor = _fit(cells)
     except (FitFailed, ArithmeticError, ValueError, linalg.LinAlgError) as error:
-        return _unavailable(separable, str(error) if isinstance(error, FitFailed) else f"the fit failed ({error})")
+        return _unavailable(separable, str(error) if isinstance(error, FitFailed) else "the fit failed")
     pairing_means = mode.effects[1 : 1 + len(pairings)]
     pairing_sds = mode.top_block_sds()[1:]
     share = var_contributor / (var_contributor + var_pairing)

@@ -103,7 +103,8 @@ def _enrich(
 
 
 def _reason(error: Exception) -> str:
-    return f"{type(error).__name__}: {error}" if str(error) else type(error).__name__
+    # The operator has the exception in the log; the public document gets a fixed sentence.
+    return "an internal error stopped the computation"
 
 
 def _ranked_labels(body: dict[str, Any]) -> set[str]:

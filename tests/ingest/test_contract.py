@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import time
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
@@ -107,6 +106,16 @@ def test_it_reports_every_bad_row_not_just_the_first() -> None:
     assert [(e.row, e.col) for e in result.errors] == [(1, "role"), (3, "role"), (5, "role")]
 
 
+@pytest.mark.parametrize("value", ["gpt.10.0.0.1", "x.192.168.1.1", "10.0.0.1", "proxy-10.0.0.1:8080", "a.b.1.2.3.4"])
+def test_it_finds_an_ipv4_address_anywhere_in_a_string(value: str) -> None:
+    assert privacy_problem(value) == "must not be shaped like an IPv4 address"
+
+
+@pytest.mark.parametrize("value", ["claude-opus-4.7", "gemini-2.5.1", "1.2.3", "1234.1.1.1x"])
+def test_it_lets_versions_with_fewer_than_four_dotted_parts_through(value: str) -> None:
+    assert privacy_problem(value) is None
+
+
 def test_it_passes_the_published_model_and_effort_names() -> None:
     models, efforts = published_vocabulary()
 
@@ -114,14 +123,14 @@ def test_it_passes_the_published_model_and_effort_names() -> None:
     assert [name for name in (*models, *efforts) if privacy_problem(name) is not None] == []
 
 
-def test_it_validates_twenty_thousand_rows_within_a_second() -> None:
+def test_it_validates_twenty_thousand_rows() -> None:
+    # Functional only; the speed is measured in bench/ingest.py, never asserted in a test.
     body = json.loads(json.dumps(envelope(MAX_ROWS)))
-    started = time.perf_counter()
 
     result = validate(body)
 
-    assert result.is_valid
-    assert time.perf_counter() - started < 1.0
+    assert result.is_valid and result.envelope is not None
+    assert len(result.envelope.rows) == MAX_ROWS
 
 
 def test_it_orders_normalized_rows_as_the_cycle_key_then_the_facts() -> None:

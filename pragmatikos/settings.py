@@ -5,6 +5,7 @@ and tasks run in-process, so a fresh checkout just runs.
 """
 
 import os
+import re
 from pathlib import Path
 from urllib.parse import unquote, urlsplit
 
@@ -157,6 +158,10 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = INGEST_MAX_BODY_BYTES + 1024
 SCORING_RESAMPLES = envint("SCORING_RESAMPLES", 200)
 SCORING_SEED = envint("SCORING_SEED", 20260909)
 SCORING_FAMILY_PATTERN = envstr("SCORING_FAMILY_PATTERN", "")
+try:
+    re.compile(SCORING_FAMILY_PATTERN)
+except re.error as exc:
+    raise ImproperlyConfigured(f"SCORING_FAMILY_PATTERN is not a regular expression: {exc}") from exc
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"

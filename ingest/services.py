@@ -23,6 +23,7 @@ from django.db.models.expressions import RawSQL
 from ingest.columns import FACT_FIELDS
 from ingest.contract import STORED_FIELDS, Envelope
 from ingest.models import Contributor, Cycle, Receipt, install_hash
+from ingest.selectors import forget_pool_counts
 
 
 class InstallRetractedError(Exception):
@@ -38,11 +39,16 @@ class ContributionResult:
 
 
 def _queue_recompute() -> None:
-    # Registered robust: the rows are committed by then, so a broker that is down must not turn
-    # the answer into an error that makes the client resend; the scheduled recompute catches up.
+    """After a commit that changed cycles: forget the cached pool counts and ask for a recompute."""
+    # Registered robust: the rows are committed by then, so a cache or broker that is down must
+    # not turn the answer into an error that makes the client resend; the scheduled recompute
+    # catches up, and cached counts expire within POOL_COUNTS_SECONDS.
     from leaderboard.services import request_recompute
 
-    request_recompute()
+    try:
+        forget_pool_counts()
+    finally:
+        request_recompute()
 
 
 def _lock_contributor(*, digest: str, now: datetime) -> Contributor:

@@ -10,6 +10,9 @@ import hashlib
 import hmac
 
 from django.conf import settings
+from redis.exceptions import RedisError
+from rest_framework import status
+from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.throttling import SimpleRateThrottle
 from rest_framework.views import APIView
@@ -30,7 +33,27 @@ def client_address(request: Request) -> str:
     return str(request.META.get("REMOTE_ADDR", ""))
 
 
-class AddressRateThrottle(SimpleRateThrottle):
+class ThrottleUnavailableError(APIException):
+    """The counters cannot be read: answered 503 with Retry-After, in the API's error shape."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "The service cannot take contributions right now; try again in a minute."
+    default_code = "throttle_unavailable"
+    # DRF's exception handler sends an exception's `wait` as the Retry-After header.
+    wait = 60
+
+
+class FailClosedRateThrottle(SimpleRateThrottle):
+    """A rate throttle that refuses (503) rather than lets a request through unmetered when its cache is down."""
+
+    def allow_request(self, request: Request, view: APIView) -> bool:
+        try:
+            return super().allow_request(request, view)
+        except RedisError as unreachable:
+            raise ThrottleUnavailableError from unreachable
+
+
+class AddressRateThrottle(FailClosedRateThrottle):
     """INGEST_RATE_PER_ADDRESS requests per client address (read per request, so tests can change it)."""
 
     scope = "address"
@@ -42,7 +65,7 @@ class AddressRateThrottle(SimpleRateThrottle):
         return self.cache_format % {"scope": self.scope, "ident": keyed_digest("address", client_address(request))}
 
 
-class InstallRateThrottle(SimpleRateThrottle):
+class InstallRateThrottle(FailClosedRateThrottle):
     """INGEST_RATE_PER_INSTALL contribution requests per install.
 
     Checked by the view once the body is parsed, since the install is in the body.

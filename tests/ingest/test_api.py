@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import uuid
 from datetime import UTC, datetime, timedelta
+from typing import Any
 
 import pytest
 from django.core.cache import caches
@@ -16,8 +17,9 @@ from django.utils import timezone
 
 from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MISSING, FACT_FIELDS
 from ingest.models import Contributor, Cycle, Receipt, install_hash
+from ingest.selectors import POOL_COUNTS_CACHE_KEY
 from leaderboard.models import Snapshot
-from tests.ingest.conftest import CONTRIBUTE, STATS, Api, stored_counts
+from tests.ingest.conftest import CONTRIBUTE, PREVIEW, RETRACT, STATS, Api, stored_counts
 from tests.ingest.envelopes import cycle_facts, envelope, with_cell
 from tests.ingest.rules import ALL_RULES, Rule
 
@@ -380,6 +382,74 @@ def test_it_counts_the_pool_in_stats(api: Api) -> None:
 
     assert (stats["cycles"], stats["judged"], stats["contributors"], stats["snapshot"]) == (6, 4, 1, None)
     assert abs(datetime.fromisoformat(stats["generated"]) - datetime.now(UTC)) < timedelta(minutes=1)
+
+
+def stats_cycles(api: Api) -> int:
+    return int(api.client.get(STATS).json()["cycles"])
+
+
+def test_it_caches_the_stats_counts_for_thirty_seconds(api: Api) -> None:
+    from tests.factories import make_contributor, make_cycles
+
+    api.contribute(envelope(3))
+    first = stats_cycles(api)
+    # Rows stored without a commit hook: only an expired or forgotten cache would count them.
+    make_cycles(make_contributor(), count=5)
+
+    assert (first, stats_cycles(api)) == (3, 3)
+    backend = caches["default"]
+    if isinstance(backend, RedisCache):
+        ttl = backend._cache.get_client().ttl(backend.make_key(POOL_COUNTS_CACHE_KEY))
+        assert 0 < ttl <= 30
+    with CaptureQueriesContext(connection) as captured:
+        api.client.get(STATS)
+    assert not any("ingest_cycle" in query["sql"] for query in captured.captured_queries)
+
+
+def test_it_answers_fresh_stats_right_after_a_contribution_or_retraction(
+    api: Api, django_capture_on_commit_callbacks: Any
+) -> None:
+    install = str(uuid.uuid4())
+    api.contribute(envelope(3, install=install))
+    assert stats_cycles(api) == 3
+
+    with django_capture_on_commit_callbacks(execute=True):
+        api.contribute(envelope([cycle_facts(i) for i in range(3, 7)], install=install))
+    after_contribution = stats_cycles(api)
+    with django_capture_on_commit_callbacks(execute=True):
+        api.retract(install)
+
+    assert (after_contribution, stats_cycles(api)) == (7, 0)
+
+
+REDIS_DOWN = {
+    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
+}
+
+
+@pytest.mark.parametrize("path", [CONTRIBUTE, PREVIEW, RETRACT])
+def test_it_answers_503_json_with_retry_after_when_the_throttle_cache_is_down(api: Api, path: str) -> None:
+    body = {"install": str(uuid.uuid4())} if path == RETRACT else envelope(2)
+
+    with override_settings(CACHES=REDIS_DOWN):
+        response = api.post(path, body)
+
+    assert response.status_code == 503
+    assert response["Content-Type"] == "application/json"
+    assert response.json() == {"error": response.json()["error"], "errors": []}
+    assert response.json()["error"].endswith("try again in a minute.")
+    assert int(response["Retry-After"]) > 0
+    assert stored_counts() == (0, 0, 0)
+
+
+def test_it_still_answers_the_stats_when_the_cache_is_down(api: Api) -> None:
+    api.contribute(envelope(2))
+
+    with override_settings(CACHES=REDIS_DOWN):
+        response = api.client.get(STATS)
+
+    assert response.status_code == 200
+    assert response.json()["cycles"] == 2
 
 
 def test_it_answers_unknown_api_paths_and_methods_in_json(api: Api) -> None:

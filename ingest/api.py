@@ -35,6 +35,9 @@ ERROR_RESPONSES = {
     413: OpenApiResponse(serializers.ErrorSerializer, description="Over 8 MB or over 20,000 rows."),
     415: OpenApiResponse(serializers.ErrorSerializer, description="The body is not sent as application/json."),
     429: OpenApiResponse(serializers.ErrorSerializer, description="Throttled; see the Retry-After header."),
+    503: OpenApiResponse(
+        serializers.ErrorSerializer, description="The throttle's counters are unreachable; see the Retry-After header."
+    ),
 }
 
 

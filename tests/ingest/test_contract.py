@@ -67,6 +67,16 @@ def test_it_lowercases_and_trims_tokens_and_rounds_numbers() -> None:
     assert (row["cost_usd"], row["active_hours"], row["step_seconds_median"]) == (1.2346, 2.0002, 12.35)
 
 
+def test_it_keeps_the_case_of_versions() -> None:
+    body = envelope([cycle_facts(1, hversion=" 1.4.2-RC1 ")], extractor="26.9.0-Beta")
+
+    result = validate(body)
+
+    assert result.envelope is not None
+    assert result.envelope.row_dicts()[0]["harness_version"] == "1.4.2-RC1"
+    assert result.envelope.extractor == "26.9.0-Beta"
+
+
 def test_it_accepts_the_boundaries_of_every_range() -> None:
     tomorrow = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
     edge = cycle_facts(

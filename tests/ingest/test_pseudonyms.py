@@ -110,3 +110,24 @@ def test_it_numbers_contributors_whose_first_cycles_are_stored_in_bulk() -> None
     first.refresh_from_db()
     second.refresh_from_db()
     assert (second.pseudonym, first.pseudonym) == ("c1", "c2")
+
+
+@pytest.mark.django_db
+def test_it_numbers_existing_contributors_with_cycles_in_id_order_when_migrating() -> None:
+    import importlib
+
+    from django.apps import apps
+
+    from tests.factories import make_contributor, make_cycles
+
+    migration = importlib.import_module("ingest.migrations.0002_contributor_number")
+    first, only_retracted, second = make_contributor(), make_contributor(), make_contributor()
+    make_cycles(second, count=2)
+    make_cycles(first, count=2)
+    # As stored before the field existed: nobody numbered.
+    Contributor.objects.update(number=None)
+
+    migration.number_contributors_with_cycles(apps, None)
+
+    numbers = dict(Contributor.objects.values_list("id", "number"))
+    assert (numbers[first.id], numbers[only_retracted.id], numbers[second.id]) == (1, None, 2)

@@ -106,6 +106,23 @@ def generated_envelopes(rows: int, batch: int, installs: int, seed: int) -> list
     return bodies
 
 
+# Validating the largest request the contract allows, in memory: goal under a second.
+VALIDATION_ROWS = 20_000
+VALIDATION_GOAL_SECONDS = 1.0
+
+
+def validation_seconds(seed: int) -> float:
+    """The best of three wall-clock times to validate one VALIDATION_ROWS-row envelope (no database)."""
+    body = generated_envelopes(VALIDATION_ROWS, VALIDATION_ROWS, 1, seed)[0]
+    timings = []
+    for _ in range(3):
+        started = time.perf_counter()
+        validation = validate_envelope(body, now=datetime.now(UTC), max_rows=VALIDATION_ROWS)
+        timings.append(time.perf_counter() - started)
+        assert validation.is_valid, validation.errors[:3]
+    return min(timings)
+
+
 def with_database(url: str, name: str) -> str:
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
@@ -306,6 +323,9 @@ def main() -> int:
     print(f"api   {api_rate:10,.0f} rows/s  ({api_seconds:.2f} s, inserted {totals['inserted']})")
     print(f"copy  {copy_rate:10,.0f} rows/s  ({copy_seconds:.2f} s)")
     print(f"ratio {ratio:.2f} of COPY (goal >= 0.25: {'met' if ratio >= 0.25 else 'NOT met'})")
+    validate = validation_seconds(args.seed)
+    met = "met" if validate < VALIDATION_GOAL_SECONDS else "NOT met"
+    print(f"validate {VALIDATION_ROWS:,} rows in {validate:.3f} s (goal < {VALIDATION_GOAL_SECONDS:g} s: {met})")
     return 0
 
 

@@ -59,6 +59,8 @@ class Contributor(models.Model):
     first_seen = models.DateTimeField()
     last_seen = models.DateTimeField()
     retracted_at = models.DateTimeField(null=True, blank=True)
+    # Made up by `load_demo`: a ranking holding any of their cycles is labelled demo data.
+    is_demo = models.BooleanField(default=False)
     number = models.PositiveIntegerField(null=True, blank=True, unique=True)
 
     objects = ContributorQuerySet.as_manager()

@@ -179,17 +179,25 @@ def demo_installs(seed: int = DEMO_SEED) -> list[uuid.UUID]:
 
 @transaction.atomic
 def store_demo_cycles(*, count: int = DEFAULT_CYCLES, seed: int = DEMO_SEED) -> int:
-    """Replace the demo contributors' cycles with a fresh generation; returns how many were stored."""
+    """Replace the demo contributors' cycles with a fresh generation; returns how many were stored.
+
+    Demo contributors are marked is_demo and keep their rows (and pseudonyms) across loads.
+    Their install ids are random and thrown away, so no client can send as one of them.
+    """
     now = timezone.now()
-    hashes = {install: install_hash(install) for install in demo_installs(seed)}
-    Contributor.objects.filter(install_hash__in=hashes.values()).delete()
-    contributors = {
-        install: Contributor.objects.create(install_hash=digest, first_seen=now, last_seen=now)
-        for install, digest in hashes.items()
-    }
+    existing = list(Contributor.objects.filter(is_demo=True).order_by("id"))
+    Cycle.objects.filter(contributor__in=existing).delete()
+    people_keys = demo_installs(seed)
+    while len(existing) < len(people_keys):
+        existing.append(
+            Contributor.objects.create(
+                install_hash=install_hash(uuid.uuid4()), first_seen=now, last_seen=now, is_demo=True
+            )
+        )
+    contributors = dict(zip(people_keys, existing, strict=False))
     cycles = [
-        Cycle(contributor=contributors[install], generated=now, received_at=now, **fields)
-        for install, fields in demo_cycles(count=count, today=now.date(), seed=seed)
+        Cycle(contributor=contributors[person], generated=now, received_at=now, **fields)
+        for person, fields in demo_cycles(count=count, today=now.date(), seed=seed)
     ]
     Cycle.objects.bulk_create(cycles, batch_size=2000)
     return len(cycles)
@@ -198,6 +206,6 @@ def store_demo_cycles(*, count: int = DEFAULT_CYCLES, seed: int = DEMO_SEED) -> 
 def load_demo(*, count: int = DEFAULT_CYCLES, seed: int = DEMO_SEED) -> int:
     """Store the demo pool and publish a snapshot of it marked demo; returns the snapshot id."""
     store_demo_cycles(count=count, seed=seed)
-    snapshot = recompute_snapshot(is_demo=True, force=True)
+    snapshot = recompute_snapshot(force=True)
     assert snapshot is not None  # force publishes even an unchanged pool
     return snapshot.id

@@ -8,6 +8,7 @@ from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
+from ingest.models import Contributor
 from leaderboard.coordination import coordinator, exclusive
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.selectors import (
@@ -62,7 +63,7 @@ def run_pending_recomputes() -> Snapshot | None:
     return published
 
 
-def recompute_snapshot(*, is_demo: bool = False, force: bool = False) -> Snapshot | None:
+def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
     """Score every stored cycle and publish the result as a new snapshot.
 
     Publishing is one transaction: a recompute that fails or is killed leaves the
@@ -74,6 +75,8 @@ def recompute_snapshot(*, is_demo: bool = False, force: bool = False) -> Snapsho
     frame = cycles_frame()
     log.info("recompute: loaded %d cycles", len(frame))
     fingerprint = cycles_fingerprint(frame, config)
+    demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
+    is_demo = bool(demo_ids) and bool(frame["contributor"].isin(demo_ids).any())
     previous = latest_snapshot()
     if not force and previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo:
         log.info("recompute: pool unchanged since snapshot %s", previous.id)

@@ -2,9 +2,10 @@ import datetime as dt
 
 from django.core.management import call_command
 
-from ingest.models import Contributor, Cycle
-from leaderboard import demo
+from ingest.models import Contributor, Cycle, install_hash
+from leaderboard import demo, services
 from leaderboard.models import Snapshot
+from tests.factories import make_contributor, make_cycles
 
 
 def test_it_generates_the_same_pool_from_the_same_seed() -> None:
@@ -39,6 +40,7 @@ def test_it_loads_and_publishes_a_demo_snapshot(db: None) -> None:
     assert snapshot.is_demo
     assert snapshot.cycles == Cycle.objects.count() > 1000
     assert Contributor.objects.count() == len(demo.demo_installs())
+    assert Contributor.objects.filter(is_demo=True).count() == len(demo.demo_installs())
     assert len(snapshot.views["modelCombo"]["groups"]) >= 10
 
 
@@ -57,3 +59,23 @@ def test_it_loads_nothing_if_asked_to_only_fill_an_empty_database(db: None) -> N
     call_command("load_demo", "--if-empty", cycles=900)
     assert Cycle.objects.count() == count
     assert Snapshot.objects.count() == 1
+
+
+def test_it_keeps_later_recomputes_labelled_demo_while_demo_cycles_are_in(db: None) -> None:
+    call_command("load_demo", cycles=600)
+    Cycle.objects.filter(id=Cycle.objects.first().id).update(shipped=0, edits=3)  # type: ignore[union-attr]
+    later = services.recompute_snapshot()
+    assert later is not None and later.is_demo
+    Cycle.objects.filter(contributor__is_demo=True).delete()
+    make_cycles(make_contributor(), count=40, seed=9)
+    real = services.recompute_snapshot()
+    assert real is not None and not real.is_demo
+
+
+def test_it_reuses_its_contributors_and_lets_no_client_send_as_one(db: None) -> None:
+    call_command("load_demo", cycles=600)
+    before = list(Contributor.objects.filter(is_demo=True).values_list("id", "number"))
+    call_command("load_demo", cycles=600)
+    assert list(Contributor.objects.filter(is_demo=True).values_list("id", "number")) == before
+    seeded = {install_hash(install) for install in demo.demo_installs()}
+    assert not Contributor.objects.filter(install_hash__in=seeded).exists()

@@ -2,8 +2,8 @@
 
 A CSV's first line is its header and nothing else, so the as-of time and snapshot ride
 in the response headers (X-As-Of, X-Snapshot) and in the file name, never inside the file.
-Like the pages, a CSV carries an ETag of the snapshot and URL and answers 304 to it: every
-change to the stored cycles queues a recompute, and a changed pool publishes a new snapshot.
+rankings.csv, like the pages, carries an ETag of the snapshot and URL and answers 304 to it.
+cycles.csv is the stored cycles as they are at download time: never cached, no ETag.
 """
 
 import csv
@@ -75,14 +75,11 @@ def cycle_lines() -> Iterator[str]:
 @require_safe
 def cycles_csv(request: HttpRequest) -> StreamingHttpResponse | HttpResponse:
     _, snapshot_id = pages.serving_snapshot()
-    etag = page_etag(request, snapshot_id, "cycles.csv")
-    unchanged = not_modified(request, etag)
-    if unchanged is not None:
-        unchanged["X-Snapshot"] = str(snapshot_id)
-        return unchanged
     response = StreamingHttpResponse(cycle_lines(), content_type="text/csv; charset=utf-8")
     _stamp(response, snapshot_id=snapshot_id, kind="cycles")
-    mark_cacheable(response, etag)
+    # The stored cycles, not a snapshot: they change between recomputes (a retraction
+    # takes effect at once), so no ETag of the snapshot may vouch for them and no cache keeps them.
+    response["Cache-Control"] = "no-store"
     return response
 
 

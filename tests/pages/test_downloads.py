@@ -139,3 +139,9 @@ def test_it_keeps_memory_flat_while_streaming_many_cycles(db: None, client: Clie
     assert large_bytes > 3.9 * small_bytes
     # Four times the rows, about the same memory: nothing grows with the file.
     assert large_peak < 1.25 * small_peak, (small_peak, large_peak)
+
+
+def test_it_never_lets_a_cache_keep_the_cycles_export(demo_snapshot: Snapshot, client: Client) -> None:
+    response = client.get("/data/cycles.csv")
+    assert response["Cache-Control"] == "no-store"
+    assert "ETag" not in response

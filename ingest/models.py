@@ -60,7 +60,7 @@ class Contributor(models.Model):
     last_seen = models.DateTimeField()
     retracted_at = models.DateTimeField(null=True, blank=True)
     # Made up by `load_demo`: a ranking holding any of their cycles is labelled demo data.
-    is_demo = models.BooleanField(default=False)
+    is_demo = models.BooleanField(default=False, db_default=False)
     number = models.PositiveIntegerField(null=True, blank=True, unique=True)
 
     objects = ContributorQuerySet.as_manager()

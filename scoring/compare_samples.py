@@ -9,20 +9,14 @@ Pure: numpy and pandas, no Django.
 """
 
 from collections.abc import Sequence
-from datetime import UTC, date, datetime
+from datetime import date
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from scoring.document import (
-    ScoringConfig,
-    _counts_meta,
-    _score_views,
-    prepare,
-    view_document,
-)
-from scoring.shapes import SCHEMA, VIEWS, WEIGHTS_LABEL
+from scoring.document import ScoringConfig, _score_views, assemble_document, prepare
+from scoring.shapes import VIEWS
 
 # {view: {label: [scoreAdj in resample 0, 1, ...]}}, the ranked groups of each view.
 Samples = dict[str, dict[str, list[float]]]
@@ -42,28 +36,7 @@ def document_and_samples(
     """
     prepared = prepare(cycles, config, since, until)
     results = _score_views(prepared, config, VIEWS)
-    counts = _counts_meta(prepared.judged)
-    meta = {
-        "generated": generated or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "start": counts["start"],
-        "end": counts["end"],
-        "judged": counts["judged"],
-        "shipped": counts["shipped"],
-        "shipJudged": counts["shipJudged"],
-        "pending": counts["pending"],
-        "impossible": counts["unshippable"],
-        "unshippable": counts["unshippable"],
-        "contributors": counts["contributors"],
-        "schema": SCHEMA,
-        "minJudged": config.min_judged,
-        "evidenceK": config.evidence_k,
-        "weights": WEIGHTS_LABEL,
-        "resamples": config.resamples,
-        "seed": config.seed,
-        "since": since.isoformat() if since else None,
-        "until": until.isoformat() if until else None,
-    }
-    document = {"meta": meta, "views": {view: view_document(prepared, results[view], config) for view in VIEWS}}
+    document = assemble_document(prepared, results, config, since=since, until=until, generated=generated)
     samples: Samples = {}
     for view in VIEWS:
         result = results[view]

@@ -221,21 +221,16 @@ def _score_views(prepared: Prepared, config: ScoringConfig, views: tuple[ViewNam
         return {view: future.result() for view, future in futures.items()}
 
 
-def compute_document(
-    cycles: pd.DataFrame,
-    config: ScoringConfig = ScoringConfig(),  # frozen, so one shared default is safe
+def assemble_document(
+    prepared: Prepared,
+    results: dict[ViewName, ViewResult],
+    config: ScoringConfig,
     *,
-    since: date | None = None,
-    until: date | None = None,
-    generated: str | None = None,
+    since: date | None,
+    until: date | None,
+    generated: str | None,
 ) -> dict[str, Any]:
-    """Score all six views of the cycles in scope: a JSON-ready document shaped as pool.json.
-
-    `cycles` holds one row per stored cycle (judged or not) of non-retracted contributors,
-    with the columns scoring.CYCLE_COLUMNS.
-    """
-    prepared = prepare(cycles, config, since, until)
-    results = _score_views(prepared, config, VIEWS)
+    """The pool.json-shaped document of views already scored: meta plus every view."""
     counts = _counts_meta(prepared.judged)
     meta = {
         "generated": generated or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
@@ -259,6 +254,24 @@ def compute_document(
         "until": until.isoformat() if until else None,
     }
     return {"meta": meta, "views": {view: view_document(prepared, results[view], config) for view in VIEWS}}
+
+
+def compute_document(
+    cycles: pd.DataFrame,
+    config: ScoringConfig = ScoringConfig(),  # frozen, so one shared default is safe
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    generated: str | None = None,
+) -> dict[str, Any]:
+    """Score all six views of the cycles in scope: a JSON-ready document shaped as pool.json.
+
+    `cycles` holds one row per stored cycle (judged or not) of non-retracted contributors,
+    with the columns scoring.CYCLE_COLUMNS.
+    """
+    prepared = prepare(cycles, config, since, until)
+    results = _score_views(prepared, config, VIEWS)
+    return assemble_document(prepared, results, config, since=since, until=until, generated=generated)
 
 
 def bootstrap_samples(

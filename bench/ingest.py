@@ -19,7 +19,6 @@ import json
 import os
 import queue
 import random
-import socket
 import subprocess
 import sys
 import threading
@@ -28,7 +27,7 @@ import uuid
 from datetime import UTC, date, datetime, timedelta
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit, urlunsplit
+from urllib.parse import urlsplit
 
 import psycopg
 import redis
@@ -37,6 +36,7 @@ from psycopg import sql
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench.scratch import drop_database, recreate_database, server_environment, start_gunicorn, with_database  # noqa: E402
 from ingest.columns import SCHEMA_3_COLUMNS  # noqa: E402
 from ingest.contract import STORED_FIELDS, validate_envelope  # noqa: E402
 
@@ -123,66 +123,11 @@ def validation_seconds(seed: int) -> float:
     return min(timings)
 
 
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
-
-
-def recreate_database(admin_url: str, name: str) -> None:
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-
-
-def drop_database(admin_url: str, name: str) -> None:
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def server_environment(database_url: str, redis_url: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        {
-            "DATABASE_URL": database_url,
-            "REDIS_URL": redis_url,
-            "SECRET_KEY": "bench-ingest-scratch-key",
-            "INSTALL_HASH_KEY": "bench-ingest-scratch-hash-key",
-            "DEBUG": "0",
-            "ALLOWED_HOSTS": "127.0.0.1",
-            "INGEST_RATE_PER_INSTALL": "100000000/hour",
-            "INGEST_RATE_PER_ADDRESS": "100000000/hour",
-            "LOG_LEVEL": "WARNING",
-        }
-    )
-    return env
-
-
 def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen[bytes], str]:
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=REPO, env=env, check=True)
-    port = free_port()
-    gunicorn = str(Path(python).with_name("gunicorn"))
-    command = [gunicorn, "pragmatikos.wsgi:application", "-w", str(workers), "-b", f"127.0.0.1:{port}", "-t", "120"]
-    server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError("gunicorn exited: " + (server.stderr.read().decode() if server.stderr else ""))
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            conn.request("GET", "/api/v1/stats")
-            if conn.getresponse().status == 200:
-                return server, f"http://127.0.0.1:{port}"
-        except OSError:
-            time.sleep(0.2)
-    server.terminate()
-    raise RuntimeError("gunicorn did not answer within 60 s")
+    server, port = start_gunicorn(env, workers=workers, ready_path="/api/v1/stats")
+    return server, f"http://127.0.0.1:{port}"
 
 
 def post_all(url: str, bodies: list[bytes], clients: int) -> tuple[float, dict[str, int]]:
@@ -302,7 +247,16 @@ def main() -> int:
         else:
             recreate_database(admin_url, SCRATCH_DATABASE)
             redis.Redis.from_url(redis_url).flushdb()
-            server, url = start_server(server_environment(scratch_url, redis_url), args.workers)
+            server, url = start_server(
+                server_environment(
+                    scratch_url,
+                    redis_url,
+                    name="ingest",
+                    INGEST_RATE_PER_INSTALL="100000000/hour",
+                    INGEST_RATE_PER_ADDRESS="100000000/hour",
+                ),
+                args.workers,
+            )
         api_seconds, totals = post_all(url, bodies, args.clients)
         if totals["accepted"] != args.rows:
             raise RuntimeError(f"accepted {totals['accepted']} of {args.rows} rows")

@@ -21,7 +21,6 @@ import http.client
 import io
 import os
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -29,54 +28,18 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlencode, urlsplit, urlunsplit
+from urllib.parse import urlencode
 
-import psycopg
 import redis
-from psycopg import sql
 
 REPO = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(REPO))
+
+from bench.scratch import drop_database, recreate_database, server_environment, start_gunicorn, with_database  # noqa: E402
+
 SCRATCH_DATABASE = "pragmatikos_bench_pages"
 STATIC_COPIES = REPO / "staticfiles" / "bench"
 GOAL = 0.5
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
-
-
-def recreate_database(admin_url: str, name: str) -> None:
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-
-
-def drop_database(admin_url: str, name: str) -> None:
-    with psycopg.connect(admin_url, autocommit=True) as conn:
-        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def server_environment(database_url: str, redis_url: str) -> dict[str, str]:
-    env = dict(os.environ)
-    env.update(
-        {
-            "DATABASE_URL": database_url,
-            "REDIS_URL": redis_url,
-            "SECRET_KEY": "bench-pages-scratch-key",
-            "INSTALL_HASH_KEY": "bench-pages-scratch-hash-key",
-            "DEBUG": "0",
-            "ALLOWED_HOSTS": "127.0.0.1",
-            "LOG_LEVEL": "WARNING",
-        }
-    )
-    return env
 
 
 def manage(env: dict[str, str], *args: str) -> None:
@@ -84,22 +47,7 @@ def manage(env: dict[str, str], *args: str) -> None:
 
 
 def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
-    command = [gunicorn, "pragmatikos.wsgi:application", "-w", str(workers), "-b", f"127.0.0.1:{port}", "-t", "120"]
-    server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        if server.poll() is not None:
-            raise RuntimeError("gunicorn exited: " + (server.stderr.read().decode() if server.stderr else ""))
-        try:
-            status, _ = fetch(port, "/methodology/")
-            if status == 200:
-                return server, port
-        except OSError:
-            time.sleep(0.2)
-    server.terminate()
-    raise RuntimeError("gunicorn did not answer within 60 s")
+    return start_gunicorn(env, workers=workers, ready_path="/methodology/")
 
 
 def fetch(port: int, path: str, conn: http.client.HTTPConnection | None = None) -> tuple[int, bytes]:
@@ -195,7 +143,7 @@ def main() -> int:
 
     admin_url = os.environ.get("DATABASE_URL") or "postgresql://postgres@127.0.0.1:5432/pragmatikos"
     redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/12")
-    env = server_environment(with_database(admin_url, SCRATCH_DATABASE), redis_url)
+    env = server_environment(with_database(admin_url, SCRATCH_DATABASE), redis_url, name="pages")
     server = None
     try:
         recreate_database(admin_url, SCRATCH_DATABASE)

@@ -19,11 +19,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 
 REPO = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO))
+
+from bench.scratch import with_database  # noqa: E402
+
 PAIRINGS = [
     ("claude-opus-4.8", "max", "claude-opus-4.8", "max"),
     ("claude-opus-5", "max", "claude-opus-5", "max"),
@@ -50,11 +53,6 @@ FROM ingest_cycle
 WHERE assistant_steps > 0 AND edits > 0 AND edit_paths = 1 AND planner_model <> '' AND builder_model <> ''
 GROUP BY planner_model, builder_model
 """
-
-
-def with_database(url: str, name: str) -> str:
-    parts = urlsplit(url)
-    return urlunsplit(parts._replace(path=f"/{name}"))
 
 
 def generate(conn: psycopg.Connection, cycles: int, contributors: int, seed: int) -> None:
@@ -146,7 +144,24 @@ def measure(resamples: int) -> dict[str, float]:
     started = time.perf_counter()
     enrich_document(document, frame, config)
     enrich_seconds = time.perf_counter() - started
+    # The service's own path end to end: read, score, keep samples, enrich, publish. With no
+    # worker (as here) it then warms the 90- and 30-day windows in-process, a worker's job in
+    # production: timed apart and taken off.
+    from django.core.cache import cache
+
+    from leaderboard.services import recompute_snapshot, warm_windows
+
+    started = time.perf_counter()
+    snapshot = recompute_snapshot(force=True)
+    published_seconds = time.perf_counter() - started
+    assert snapshot is not None
+    cache.clear()
+    started = time.perf_counter()
+    warm_windows(snapshot_id=snapshot.id)
+    warm_seconds = time.perf_counter() - started
     return {
+        "published": published_seconds - warm_seconds,
+        "warm": warm_seconds,
         "read": read_seconds,
         "point": point_seconds,
         "combo": combo_seconds,
@@ -210,6 +225,8 @@ def main() -> None:
         print(f"full recompute, six views, B={args.resamples}:       {timings['full']:8.2f} s  (goal <= 30 s)")
         print(f"enrichment (B3 fits, rank stability):    {timings['enrich']:8.2f} s")
         print(f"recompute with enrichment:               {timings['full'] + timings['enrich']:8.2f} s  (goal <= 30 s)")
+        print(f"recompute_snapshot, read to published:   {timings['published']:8.2f} s  (goal <= 30 s)")
+        print(f"then warming the 90- and 30-day windows: {timings['warm']:8.2f} s  (a worker's task)")
         print(f"peak memory of the recompute process:    {peak_mb:8.0f} MB (goal <= 2048 MB)")
         print(f"PostgreSQL GROUP BY, modelCombo sums:    {baseline:8.2f} s  (best of 3)")
         print(f"ratio point scoring modelCombo / GROUP BY: {timings['combo'] / baseline:6.2f}x (goal <= 3x)")

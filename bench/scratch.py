@@ -1,0 +1,78 @@
+"""What the benchmarks share: a scratch database and a gunicorn serving it on loopback."""
+
+from __future__ import annotations
+
+import http.client
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import psycopg
+from psycopg import sql
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def with_database(url: str, name: str) -> str:
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, "/" + name, parts.query, parts.fragment))
+
+
+def drop_database(admin_url: str, name: str) -> None:
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP DATABASE IF EXISTS {} WITH (FORCE)").format(sql.Identifier(name)))
+
+
+def recreate_database(admin_url: str, name: str) -> None:
+    drop_database(admin_url, name)
+    with psycopg.connect(admin_url, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+def server_environment(database_url: str, redis_url: str, *, name: str, **extra: str) -> dict[str, str]:
+    """The environment of a production-like server on scratch data (keys made up for the run)."""
+    env = dict(os.environ)
+    env.update(
+        {
+            "DATABASE_URL": database_url,
+            "REDIS_URL": redis_url,
+            "SECRET_KEY": f"bench-{name}-scratch-key",
+            "INSTALL_HASH_KEY": f"bench-{name}-scratch-hash-key",
+            "DEBUG": "0",
+            "ALLOWED_HOSTS": "127.0.0.1",
+            "LOG_LEVEL": "WARNING",
+            **extra,
+        }
+    )
+    return env
+
+
+def start_gunicorn(env: dict[str, str], *, workers: int, ready_path: str) -> tuple[subprocess.Popen[bytes], int]:
+    """gunicorn on a free loopback port, once ready_path answers 200; the caller terminates it."""
+    port = free_port()
+    gunicorn = str(Path(sys.executable).with_name("gunicorn"))
+    command = [gunicorn, "pragmatikos.wsgi:application", "-w", str(workers), "-b", f"127.0.0.1:{port}", "-t", "120"]
+    server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        if server.poll() is not None:
+            raise RuntimeError("gunicorn exited: " + (server.stderr.read().decode() if server.stderr else ""))
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
+            conn.request("GET", ready_path)
+            if conn.getresponse().status == 200:
+                return server, port
+        except OSError:
+            time.sleep(0.2)
+    server.terminate()
+    raise RuntimeError("gunicorn did not answer within 60 s")

@@ -5,17 +5,18 @@ import signal
 import time
 import uuid
 
+import psycopg
 import pytest
 from django.conf import settings
 from django.test import Client
 
 from ingest.columns import SCHEMA_3_COLUMNS
 from leaderboard.coordination import LOCK_KEY, coordinator
-from leaderboard.models import Snapshot
+from leaderboard.models import GroupScore, Snapshot
 from leaderboard.services import recompute_snapshot
 from pragmatikos.celery import app as celery_app
 from tests.factories import make_contributor, make_cycles
-from tests.pipeline.workers import start_recompute, start_worker
+from tests.pipeline.workers import start_recompute, start_worker, test_database_env
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -93,4 +94,43 @@ def test_it_keeps_the_old_snapshot_when_a_recompute_is_killed_halfway() -> None:
     assert Snapshot.objects.count() == 1
     assert Client().get("/api/v1/pool.json").json()["meta"]["snapshot"] == str(old.id)
     # The killed holder's lock would expire by itself; clear it so later tests need not wait.
+    coordinator().client.delete(LOCK_KEY)  # type: ignore[attr-defined]
+
+
+def test_it_keeps_the_old_snapshot_when_a_recompute_is_killed_while_publishing() -> None:
+    make_cycles(make_contributor(), count=300, seed=7)
+    old = recompute_snapshot()
+    assert old is not None
+    scores_before = GroupScore.objects.count()
+    make_cycles(make_contributor(), count=300, seed=8, key_offset=10_000)
+    url = test_database_env()["DATABASE_URL"]
+    # Hold the score-history table: the child writes its snapshot row, then waits inside
+    # the publishing transaction on its first history row, and is killed there. The probe
+    # runs outside any transaction, which would otherwise freeze its view of the activity.
+    with psycopg.connect(url) as holder, psycopg.connect(url, autocommit=True) as probe:
+        holder.execute("LOCK TABLE leaderboard_groupscore IN ACCESS EXCLUSIVE MODE")
+        child = start_recompute()
+        try:
+            waiting = None
+            deadline = time.monotonic() + 60
+            while waiting is None and time.monotonic() < deadline:
+                waiting = probe.execute(
+                    "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
+                    "AND query LIKE 'INSERT INTO \"leaderboard_groupscore\"%'"
+                ).fetchone()
+                time.sleep(0.1)
+            assert waiting is not None, "the child never reached the publishing transaction"
+            child.send_signal(signal.SIGKILL)
+            child.wait(timeout=30)
+        finally:
+            if child.poll() is None:
+                child.kill()
+        holder.rollback()  # frees the table; the orphaned transaction ends once its client is found gone
+        deadline = time.monotonic() + 30
+        while probe.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", waiting).fetchone():
+            assert time.monotonic() < deadline, "the killed recompute's transaction never ended"
+            time.sleep(0.2)
+    assert Snapshot.objects.count() == 1
+    assert GroupScore.objects.count() == scores_before
+    assert Client().get("/api/v1/pool.json").json()["meta"]["snapshot"] == str(old.id)
     coordinator().client.delete(LOCK_KEY)  # type: ignore[attr-defined]

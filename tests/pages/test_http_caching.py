@@ -10,7 +10,8 @@ from tests.pages.test_queries_and_cache import page_paths
 
 
 def cacheable_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
-    return [*page_paths(snapshot), ("/data/cycles.csv", {})]
+    # cycles.csv is the live table, never cached (test_downloads checks its no-store).
+    return page_paths(snapshot)
 
 
 def test_it_sends_cache_control_and_an_etag_and_answers_304_to_it(demo_snapshot: Snapshot, client: Client) -> None:

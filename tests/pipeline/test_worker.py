@@ -16,7 +16,7 @@ from leaderboard.models import GroupScore, Snapshot
 from leaderboard.services import recompute_snapshot
 from pragmatikos.celery import app as celery_app
 from tests.factories import make_contributor, make_cycles
-from tests.pipeline.workers import start_recompute, start_worker, test_database_env
+from tests.pipeline.workers import child_database_env, start_recompute, start_worker
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -103,7 +103,7 @@ def test_it_keeps_the_old_snapshot_when_a_recompute_is_killed_while_publishing()
     assert old is not None
     scores_before = GroupScore.objects.count()
     make_cycles(make_contributor(), count=300, seed=8, key_offset=10_000)
-    url = test_database_env()["DATABASE_URL"]
+    url = child_database_env()["DATABASE_URL"]
     # Hold the score-history table: the child writes its snapshot row, then waits inside
     # the publishing transaction on its first history row, and is killed there. The probe
     # runs outside any transaction, which would otherwise freeze its view of the activity.

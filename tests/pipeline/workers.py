@@ -11,7 +11,7 @@ from django.db import connection
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_database_env() -> dict[str, str]:
+def child_database_env() -> dict[str, str]:
     """The environment of a child process that must see this test's database."""
     db = connection.settings_dict
     url = f"postgresql://{db['USER']}:{db['PASSWORD']}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
@@ -24,12 +24,12 @@ def test_database_env() -> dict[str, str]:
 def start_worker() -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "celery", "-A", "pragmatikos", "worker", "--pool", "solo", "--loglevel", "INFO"]
     return subprocess.Popen(
-        command, cwd=REPO, env=test_database_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
+        command, cwd=REPO, env=child_database_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
     )
 
 
 def start_recompute(*extra_env: tuple[str, str]) -> subprocess.Popen[bytes]:
-    env = test_database_env()
+    env = child_database_env()
     env.update(dict(extra_env))
     command = [sys.executable, "manage.py", "recompute", "--force"]
     return subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -297,6 +297,14 @@ def score_history(view: str, label: str) -> list[charts.HistoryPoint]:
     return [charts.HistoryPoint(*row) for row in reversed(rows)]
 
 
+def published_view(snapshot: Published, view: str) -> dict[str, Any] | HttpResponse:
+    """One view of the published snapshot, or the 404 page when there is no such view."""
+    try:
+        return pages.view_document(snapshot.document, view)
+    except pages.UnknownGroup:
+        return not_found_page("There is no such view.")
+
+
 @require_safe
 def pairing(request: HttpRequest) -> HttpResponse:
     view = param(request, "view", pages.DEFAULT_VIEW)
@@ -308,10 +316,10 @@ def pairing(request: HttpRequest) -> HttpResponse:
         snapshot = load()
         if snapshot is None:
             return not_found_page("Nothing is ranked yet.")
-        try:
-            view_doc = pages.view_document(snapshot.document, view)
-        except pages.UnknownGroup:
-            return not_found_page("There is no such view.")
+        found = published_view(snapshot, view)
+        if isinstance(found, HttpResponse):
+            return found
+        view_doc = found
         context = base_context(snapshot)
         context.update({"view": view, "view_title": pages.VIEWS[view], "label": label})
         try:
@@ -425,10 +433,10 @@ def compare(request: HttpRequest) -> HttpResponse:
         snapshot = load()
         if snapshot is None:
             return not_found_page("Nothing is ranked yet.")
-        try:
-            view_doc = pages.view_document(snapshot.document, view)
-        except pages.UnknownGroup:
-            return not_found_page("There is no such view.")
+        found = published_view(snapshot, view)
+        if isinstance(found, HttpResponse):
+            return found
+        view_doc = found
         groups = view_doc.get("groups", [])
         context = base_context(snapshot)
         context.update(

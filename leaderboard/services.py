@@ -21,6 +21,7 @@ from leaderboard.selectors import (
     scoring_config,
 )
 from scoring.compare_samples import Samples, document_and_samples
+from scoring.document import prepare
 from scoring.enrich import enrich_document
 
 log = logging.getLogger(__name__)
@@ -82,8 +83,13 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
         log.info("recompute: pool unchanged since snapshot %s", previous.id)
         return None
     now = timezone.now()
-    document, samples = document_and_samples(frame, config, generated=now.isoformat().replace("+00:00", "Z"))
-    enrich_document(document, frame, config)  # B3 and rank stability; never raises, says what it could not do
+    # Prepared once (sorted, labelled, judged) for both the scores and the enrichment.
+    prepared = prepare(frame, config, None, None)
+    generated = now.isoformat().replace("+00:00", "Z")
+    document, samples = document_and_samples(frame, config, generated=generated, prepared=prepared)
+    enrich_document(
+        document, frame, config, prepared=prepared
+    )  # B3 and rank stability; never raises, says what it could not do
     log.info("recompute: scored in %.1f s", time.perf_counter() - started)
     snapshot = _publish(
         document=document, samples=samples, frame_rows=len(frame), fingerprint=fingerprint, is_demo=is_demo, now=now

@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from scoring.document import ScoringConfig, _score_views, assemble_document, prepare
+from scoring.document import Prepared, ScoringConfig, _score_views, assemble_document, prepare
 from scoring.shapes import VIEWS
 
 # {view: {label: [scoreAdj in resample 0, 1, ...]}}, the ranked groups of each view.
@@ -29,12 +29,13 @@ def document_and_samples(
     since: date | None = None,
     until: date | None = None,
     generated: str | None = None,
+    prepared: Prepared | None = None,
 ) -> tuple[dict[str, Any], Samples]:
     """compute_document's document (the same one: a test holds them equal) and the bootstrap samples it drew.
 
     The bootstrap runs once: the samples are the draws the document's intervals come from.
     """
-    prepared = prepare(cycles, config, since, until)
+    prepared = prepared or prepare(cycles, config, since, until)
     results = _score_views(prepared, config, VIEWS)
     document = assemble_document(prepared, results, config, since=since, until=until, generated=generated)
     samples: Samples = {}

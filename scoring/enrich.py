@@ -54,6 +54,7 @@ def enrich_document(
     *,
     since: date | None = None,
     until: date | None = None,
+    prepared: Prepared | None = None,
 ) -> dict[str, Any]:
     """Add the adjusted pairing effects and the rank ranges to a document from compute_document; never raises.
 
@@ -62,23 +63,29 @@ def enrich_document(
     ``meta.contributor_variance_share`` and ``meta.adjustment`` ("ok" or "adjustment unavailable: ...");
     on every ranked group of every view ``rank_range = [best, worst]`` (None when unavailable) and the flag
     "unstable-rank" where they differ by more than one place, with ``meta.rank_stability`` ("ok" or
-    "rank stability unavailable: ..."). The document is changed in place and returned.
+    "rank stability unavailable: ..."). The document is changed in place and returned. A caller that
+    scored the same cycles may pass the engine's `prepared` stage to spare preparing them again.
     """
     try:
-        _enrich(document, cycles, config, since, until)
+        _enrich(document, cycles, config, since, until, prepared)
     except Exception:  # a document shaped unlike compute_document's: leave it as it is, published
         log.exception("enrichment: skipped")
     return document
 
 
 def _enrich(
-    document: dict[str, Any], cycles: pd.DataFrame, config: ScoringConfig, since: date | None, until: date | None
+    document: dict[str, Any],
+    cycles: pd.DataFrame,
+    config: ScoringConfig,
+    since: date | None,
+    until: date | None,
+    prepared: Prepared | None,
 ) -> None:
     views: dict[str, Any] = document.get("views") or {}
     for view, body in views.items():
         _set_defaults(view, body)
     try:
-        prepared = prepare(cycles, config, since, until)
+        prepared = prepared or prepare(cycles, config, since, until)
     except Exception as error:  # the scores are published whatever goes wrong here
         log.exception("enrichment: could not read the cycles")
         for view, body in views.items():

@@ -9,6 +9,8 @@ import pytest
 
 from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
 from scoring.adjusted import rank_stability
+from scoring.compare_samples import document_and_samples
+from scoring.document import prepare
 from scoring.enrich import UNSTABLE_FLAG, enrich_document
 
 POINT = ScoringConfig(resamples=0)
@@ -302,3 +304,19 @@ def test_it_leaves_a_document_of_another_shape_as_it_was() -> None:
     document = {"meta": {}, "views": {"modelCombo": "not a view"}}
 
     assert enrich_document(document, cycles, POINT) == {"meta": {}, "views": {"modelCombo": "not a view"}}
+
+
+def test_it_gives_the_same_document_from_a_shared_prepared_stage() -> None:
+    cycles = _confounded_pool()
+    config = ScoringConfig(resamples=20, seed=5)
+    fresh_document, fresh_samples = document_and_samples(cycles, config, generated="2026-09-01T00:00:00Z")
+    enrich_document(fresh_document, cycles, config)
+
+    prepared = prepare(cycles, config, None, None)
+    shared_document, shared_samples = document_and_samples(
+        cycles, config, generated="2026-09-01T00:00:00Z", prepared=prepared
+    )
+    enrich_document(shared_document, cycles, config, prepared=prepared)
+
+    assert json.dumps(shared_document, sort_keys=True) == json.dumps(fresh_document, sort_keys=True)
+    assert shared_samples == fresh_samples

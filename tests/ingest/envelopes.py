@@ -1,6 +1,6 @@
 """Envelopes as the OpenCode plugin builds them: positional rows under the spec's column lists.
 
-The vocabulary (models, efforts) is the one of the published pool scorecard in shared/data,
+The vocabulary (models, efforts) is the one of the published pool scorecard in tests/data,
 so test rows name real models the way real clients do.
 """
 
@@ -10,12 +10,12 @@ import json
 import uuid
 from datetime import UTC, date, datetime, timedelta
 from functools import cache
-from pathlib import Path
 from typing import Any
 
 from ingest.columns import COLUMNS_BY_SCHEMA, SCHEMA_3_COLUMNS
+from tests.data.paths import POOL_DIR
 
-POOL_FILE = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "pragmatikos-pool" / "pool.json"
+POOL_FILE = POOL_DIR / "pool.json"
 PROVIDER_BY_FAMILY = {"claude": "anthropic", "grok": "xai", "gpt": "openai", "muse": "meta", "deepseek": "deepseek"}
 
 

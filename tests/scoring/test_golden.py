@@ -7,7 +7,6 @@ follow from the groups' counts wherever the published counts allow.
 
 import json
 import math
-from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -17,8 +16,8 @@ from scoring.finishing import finish
 from scoring.shapes import AXES, AXIS_NAMES, SUMS, TIER_NAMES, TIERS, VIEWS, A, S
 from scoring.sums import pool_axes, raw_axes
 from scoring.views import family, hue, pair, with_effort
+from tests.data.paths import POOL_DIR
 
-POOL_DIR = Path(__file__).resolve().parents[2] / ".." / "shared" / "data" / "pragmatikos-pool"
 SCHEMA_3_FILES = ("pool.json", "pool-115382dd.json")
 TOLERANCE = 1e-9
 

@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
@@ -81,20 +81,47 @@ def _refuse_unreadable_body(request: Request) -> Response | None:
     return None
 
 
+def _listed(errors: list[ContractError]) -> list[dict[str, Any]]:
+    return [error.as_dict() for error in errors[:MAX_ERRORS_LISTED]]
+
+
 def _refuse_invalid(validation: Validation) -> Response:
+    """400 (413 for too many rows) for a refused envelope, or for any bad row of an atomic request."""
     if validation.too_many_rows:
         return api_error(
             f"The request holds more than {settings.INGEST_MAX_ROWS} rows; send them in smaller batches.",
             status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
-    errors: list[ContractError] = validation.errors
+    errors: list[ContractError] = validation.errors or validation.row_errors
     count = len(errors)
     sentence = "1 value breaks" if count == 1 else f"{count} values break"
     shown = "" if count <= MAX_ERRORS_LISTED else f" (the first {MAX_ERRORS_LISTED} are listed)"
+    return api_error(f"{sentence} the contribution contract{shown}; nothing was stored.", errors=_listed(errors))
+
+
+def _wants_atomic(request: Request) -> bool | None:
+    """?atomic=1: any bad row refuses the whole request (cycle-record.md). None for a value that is neither."""
+    raw = request.query_params.get("atomic", "0").strip().lower()
+    return {"1": True, "true": True, "0": False, "false": False, "": False}.get(raw)
+
+
+ATOMIC_PARAMETER = OpenApiParameter(
+    "atomic",
+    str,
+    enum=["0", "1"],
+    description="1: refuse the whole request (400) when any row breaks a rule, instead of skipping that row.",
+)
+
+
+def _refuse_atomic_parameter() -> Response:
     return api_error(
-        f"{sentence} the contribution contract{shown}; nothing was stored.",
-        errors=[error.as_dict() for error in errors[:MAX_ERRORS_LISTED]],
+        "The atomic parameter must be 1 or 0.", errors=[{"row": None, "col": "atomic", "message": "must be 1 or 0"}]
     )
+
+
+def _skipped_rows(validation: Validation) -> dict[str, Any]:
+    """What a 202 or a preview says about the rows left out."""
+    return {"skipped": validation.skipped, "errors": _listed(validation.row_errors)}
 
 
 class ContributeApi(APIView):
@@ -104,7 +131,12 @@ class ContributeApi(APIView):
     @extend_schema(
         operation_id="contribute",
         summary="Contribute cycles",
-        description="The contribution envelope of the contract (schemas 1, 2 and 3). All rows are stored or none.",
+        description=(
+            "The contribution envelope of the contract (schemas 1, 2 and 3). A fault of the envelope refuses the "
+            "request (400); a row that breaks a column rule or a privacy check is skipped and reported in the 202 "
+            "(`skipped`, `errors`), unless `atomic=1` asks for all or nothing."
+        ),
+        parameters=[ATOMIC_PARAMETER],
         request=serializers.EnvelopeSerializer,
         responses={202: serializers.ContributionAcceptedSerializer, **ERROR_RESPONSES},
     )
@@ -112,6 +144,9 @@ class ContributeApi(APIView):
         refusal = _refuse_unreadable_body(request)
         if refusal is not None:
             return refusal
+        atomic = _wants_atomic(request)
+        if atomic is None:
+            return _refuse_atomic_parameter()
         data = request.data
         install = parse_install(data.get("install")) if isinstance(data, dict) else None
         if install is not None:
@@ -120,10 +155,10 @@ class ContributeApi(APIView):
                 self.throttled(request, throttle.wait() or 1)
         now = timezone.now()
         validation = validate_envelope(data, now=now, max_rows=settings.INGEST_MAX_ROWS)
-        if validation.envelope is None or not validation.is_valid:
+        if validation.envelope is None or (atomic and validation.skipped):
             return _refuse_invalid(validation)
         try:
-            result = contribute(envelope=validation.envelope, now=now)
+            result = contribute(envelope=validation.envelope, now=now, skipped=validation.skipped)
         except InstallRetractedError:
             return api_error(RETRACTED_SENTENCE, status_code=status.HTTP_410_GONE)
         body = {
@@ -132,8 +167,14 @@ class ContributeApi(APIView):
             "updated": result.updated,
             "unchanged": result.unchanged,
             "snapshot": newest_snapshot_id(),
+            **_skipped_rows(validation),
         }
         return Response(body, status=status.HTTP_202_ACCEPTED)
+
+
+@extend_schema(exclude=True)  # the same operation as ContributeApi, at the path the OpenCode plugin posts to
+class PluginContributeApi(ContributeApi):
+    pass
 
 
 class PreviewApi(APIView):
@@ -143,7 +184,11 @@ class PreviewApi(APIView):
     @extend_schema(
         operation_id="contribute_preview",
         summary="Check a contribution without storing it",
-        description="The same checks as a contribution; answers the rows as they would be stored. Writes nothing.",
+        description=(
+            "The same checks as a contribution; answers the rows as they would be stored and the rows that would be "
+            "skipped. Writes nothing."
+        ),
+        parameters=[ATOMIC_PARAMETER],
         request=serializers.EnvelopeSerializer,
         responses={200: serializers.PreviewSerializer, **ERROR_RESPONSES},
     )
@@ -151,8 +196,11 @@ class PreviewApi(APIView):
         refusal = _refuse_unreadable_body(request)
         if refusal is not None:
             return refusal
+        atomic = _wants_atomic(request)
+        if atomic is None:
+            return _refuse_atomic_parameter()
         validation = validate_envelope(request.data, now=timezone.now(), max_rows=settings.INGEST_MAX_ROWS)
-        if validation.envelope is None or not validation.is_valid:
+        if validation.envelope is None or (atomic and validation.skipped):
             return _refuse_invalid(validation)
         envelope = validation.envelope
         if preview(envelope=envelope).retracted:
@@ -163,6 +211,7 @@ class PreviewApi(APIView):
             "extractor": envelope.extractor,
             "generated": envelope.generated,
             "rows": envelope.row_dicts(),
+            **_skipped_rows(validation),
         }
         return Response(body, status=status.HTTP_200_OK)
 

@@ -1,9 +1,12 @@
 """The contribution contract (cycle-record.md) as pure validation: no Django, no database.
 
-`validate_envelope` checks a parsed JSON envelope, one tight pass per column, and either
-returns the normalized rows (tuples in STORED_FIELDS order) or every error it found as
-{"row", "col", "message"}. Messages are fixed sentences: they never echo a value back,
-because a rejected value may be exactly the private thing the checks exist to stop.
+`validate_envelope` checks a parsed JSON envelope, one tight pass per column. A fault of the
+envelope itself (its keys, schema, cols, install, extractor, generated, or a row that is not an
+array of len(cols) scalars) refuses the request; a row whose values break a column rule or a
+privacy check is only skipped: the valid rows come back normalized (tuples in STORED_FIELDS
+order) beside the skipped rows' errors, each {"row", "col", "message"}. Messages are fixed
+sentences: they never echo a value back, because a rejected value may be exactly the private
+thing the checks exist to stop.
 """
 
 from __future__ import annotations
@@ -31,14 +34,42 @@ INSTALL_RE: Final = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0
 # Privacy checks (cycle-record.md, "Privacy checks on every string"), on the trimmed, lowercased value.
 WHITESPACE_RE: Final = re.compile(r"\s")
 PATH_OR_ADDRESS_CHARS: Final = frozenset("/\\~@")
-FILE_EXTENSIONS: Final = (".json", ".ts", ".py", ".md", ".gguf", ".bin", ".safetensors")
+FILE_EXTENSIONS: Final = (
+    # The contract's list, then file names seen in the wild where a label should be.
+    ".json", ".ts", ".py", ".md", ".gguf", ".bin", ".safetensors",
+    ".txt", ".log", ".csv", ".tsv", ".yaml", ".yml", ".toml", ".ini", ".cfg", ".conf", ".env", ".lock",
+    ".js", ".mjs", ".cjs", ".jsx", ".tsx", ".go", ".rs", ".java", ".kt", ".rb", ".php", ".swift", ".cs",
+    ".c", ".h", ".cc", ".cpp", ".hpp", ".sh", ".bash", ".zsh", ".ps1", ".sql", ".html", ".htm", ".css",
+    ".xml", ".ipynb", ".pdf", ".doc", ".docx", ".xls", ".xlsx", ".png", ".jpg", ".jpeg", ".gif", ".svg",
+    ".zip", ".tar", ".gz", ".tgz", ".7z", ".pem", ".key", ".crt", ".p12", ".pfx", ".sqlite", ".db",
+    ".onnx", ".pt", ".pth", ".ckpt", ".pkl",
+)  # fmt: skip
+# Host names of a local network, which name a person's machine.
+LOCAL_HOST_SUFFIXES: Final = (".local", ".lan", ".internal", ".localdomain", ".home.arpa")
 EMAIL_RE: Final = re.compile(r"[^@]+@[^@]+\.[^@]+")
 # Any IPv4-shaped run, wherever it sits: after a dot too ("gpt.10.0.0.1"), not only after a letter.
 IPV4_RE: Final = re.compile(r"(?<![0-9])[0-9]{1,3}(?:\.[0-9]{1,3}){3}(?![0-9])")
 UUID_RE: Final = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
 ID_PREFIXES: Final = ("ses_", "msg_", "prt_", "call_", "toolu_", "req_", "resp_")
 HEX_RUN_RE: Final = re.compile(r"[0-9a-f]{12,}")
-SECRET_RE: Final = re.compile(r"(?:sk-|ghp_|github_pat_|akia|xoxb-|xoxp-).{16,}", re.DOTALL)
+# An IPv6 address: "::" or three or more colon-separated hex groups (a model's one tag, qwen3:32b, passes).
+IPV6_RE: Final = re.compile(r"::|(?<![0-9a-z])[0-9a-f]{1,4}(?::[0-9a-f]{1,4}){2,}(?![0-9a-z])")
+MAC_RE: Final = re.compile(r"(?<![0-9a-z])[0-9a-f]{2}(?:([:-])[0-9a-f]{2})(?:\1[0-9a-f]{2}){4}(?![0-9a-z])")
+# Four groups of four digits: a payment card number written with dashes (a run of digits is a hex run).
+CARD_RE: Final = re.compile(r"(?<![0-9])[0-9]{4}(?:[-.][0-9]{4}){3}(?![0-9])")
+SECRET_RE: Final = re.compile(
+    r"(?:sk-|sk_live_|sk_test_|rk_live_|rk_test_|rk_|ghp_|gho_|ghs_|github_pat_|glpat-|hf_|aiza|eyj|npm_|pypi-"
+    r"|akia|xoxa-|xoxb-|xoxp-).{16,}",
+    re.DOTALL,
+)
+
+# What the real client writes where it has no value (cycle-record.md, "What the real client sends"):
+# stored as the column's empty value.
+PLACEHOLDERS: Final = frozenset({"(none)", "(unlisted)", "(unknown)"})
+# A vendor's dated model id, e.g. Vertex's claude-sonnet-4@20250514: stored as the part before the @.
+DATED_MODEL_RE: Final = re.compile(r"(.+)@((?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01]))")
+# JSON scalars: a row holding anything else (null, an object, an array) is a fault of the envelope.
+SCALAR_TYPES: Final = frozenset({str, int, float, bool})
 
 # A cell check: raw JSON value -> (normalized value, None) or (None, message).
 CellCheck = Callable[[Any], tuple[Any, str | None]]
@@ -83,14 +114,23 @@ class Envelope:
 
 @dataclass(frozen=True, slots=True)
 class Validation:
+    """The envelope with its valid rows, or None when the envelope itself is refused.
+
+    `errors` are the faults of the envelope (the request is refused); `row_errors` those of the
+    skipped rows, of which there are `skipped` (a row may break several rules).
+    """
+
     envelope: Envelope | None
     errors: list[ContractError] = field(default_factory=list)
     # More rows than the cap: answered 413 rather than 400, before any row is looked at.
     too_many_rows: bool = False
+    row_errors: list[ContractError] = field(default_factory=list)
+    skipped: int = 0
 
     @property
     def is_valid(self) -> bool:
-        return self.envelope is not None and not self.errors and not self.too_many_rows
+        """Every row valid: nothing refused and nothing skipped."""
+        return self.envelope is not None and not self.errors and not self.too_many_rows and not self.skipped
 
 
 def privacy_problem(value: str) -> str | None:
@@ -105,6 +145,14 @@ def privacy_problem(value: str) -> str | None:
         return "must not be shaped like an e-mail address"
     if IPV4_RE.search(value):
         return "must not be shaped like an IPv4 address"
+    if MAC_RE.search(value):
+        return "must not be shaped like a hardware (MAC) address"
+    if IPV6_RE.search(value):
+        return "must not be shaped like an IPv6 address"
+    if value.endswith(LOCAL_HOST_SUFFIXES):
+        return "must not name a machine on a local network"
+    if CARD_RE.search(value):
+        return "must not be shaped like a card number"
     if UUID_RE.search(value):
         return "must not be shaped like a UUID"
     if "localhost" in value:
@@ -118,8 +166,27 @@ def privacy_problem(value: str) -> str | None:
     return None
 
 
-def _string_check(pattern: re.Pattern[str], *, optional: bool, lowercase: bool, shape: str) -> CellCheck:
-    """A checker for one string value: trimmed, privacy-checked lowercased, then matched to its shape."""
+class _Placeholder(str):
+    """A placeholder label as checked: stored as "", but told apart from a value sent empty (see _clear_roles)."""
+
+
+PLACEHOLDER: Final = _Placeholder("")
+
+
+def _string_check(
+    pattern: re.Pattern[str],
+    *,
+    optional: bool,
+    lowercase: bool,
+    shape: str,
+    placeholders: bool = False,
+    dated: bool = False,
+) -> CellCheck:
+    """A checker for one string value: trimmed, privacy-checked lowercased, then matched to its shape.
+
+    With `placeholders`, the client's placeholder labels pass as PLACEHOLDER; with `dated`, a
+    trailing @YYYYMMDD is dropped before the checks (any other @ is still refused).
+    """
 
     def check(raw: Any) -> tuple[Any, str | None]:
         if type(raw) is not str:
@@ -130,6 +197,11 @@ def _string_check(pattern: re.Pattern[str], *, optional: bool, lowercase: bool, 
         if not trimmed.isascii():
             return None, "must be ASCII"
         lowered = trimmed.lower()
+        if placeholders and lowered in PLACEHOLDERS:
+            return PLACEHOLDER, None
+        if dated and (found := DATED_MODEL_RE.fullmatch(trimmed)) is not None:
+            trimmed = found.group(1)
+            lowered = trimmed.lower()
         if (problem := privacy_problem(lowered)) is not None:
             return None, problem
         value = lowered if lowercase else trimmed
@@ -163,7 +235,9 @@ def _number_column(low: float, high: float, places: int, *, none_marker: float |
             if (type(raw) is not float and type(raw) is not int) or not (low <= raw <= high or raw == none_marker)
         ]
         if bad:
-            return [None] * len(column), [(index, message) for index in bad]
+            skipped = set(bad)
+            values = [None if index in skipped else float(round(raw, places)) for index, raw in enumerate(column)]
+            return values, [(index, message) for index in bad]
         return [float(round(raw, places)) for raw in column], []
 
     return check_column
@@ -212,27 +286,41 @@ def _day_check(last_day: date) -> CellCheck:
 
 def _column_checks(today: date) -> dict[str, ColumnCheck]:
     """One check per contract column; made per request because the day range moves with `today`."""
-    token = _per_distinct_value(
-        _string_check(TOKEN_RE, optional=False, lowercase=True, shape="a lowercase model or provider token")
+    label = _per_distinct_value(
+        _string_check(
+            TOKEN_RE,
+            optional=False,
+            lowercase=True,
+            shape="a lowercase model or provider token",
+            placeholders=True,
+            dated=True,
+        )
     )
-    optional_token = _per_distinct_value(
-        _string_check(TOKEN_RE, optional=True, lowercase=True, shape="a lowercase token or empty")
+    optional_label = _per_distinct_value(
+        _string_check(
+            TOKEN_RE, optional=True, lowercase=True, shape="a lowercase token or empty", placeholders=True, dated=True
+        )
+    )
+    token = _per_distinct_value(
+        _string_check(TOKEN_RE, optional=False, lowercase=True, shape="a lowercase token such as opencode")
     )
     effort = _per_distinct_value(
-        _string_check(EFFORT_RE, optional=True, lowercase=True, shape="an effort name or empty")
+        _string_check(EFFORT_RE, optional=True, lowercase=True, shape="an effort name or empty", placeholders=True)
     )
-    version = _per_distinct_value(_string_check(VERSION_RE, optional=True, lowercase=False, shape="a version or empty"))
+    version = _per_distinct_value(
+        _string_check(VERSION_RE, optional=True, lowercase=False, shape="a version or empty", placeholders=True)
+    )
     flag = _int_column(0, 1)
     return {
         "cycle_key": _cycle_key_column,
         "day": _per_distinct_value(_day_check(today + timedelta(days=1))),
-        "model": token,
-        "prov": token,
+        "model": label,
+        "prov": label,
         "role": _int_column(0, 2),
-        "pm": optional_token,
-        "pp": optional_token,
-        "bm": optional_token,
-        "bp": optional_token,
+        "pm": optional_label,
+        "pp": optional_label,
+        "bm": optional_label,
+        "bp": optional_label,
         "u": _int_column(0, 2000),
         "a": _int_column(0, 50000),
         "tedits": _int_column(0, 20000),
@@ -306,7 +394,11 @@ def parse_install(raw: Any) -> uuid.UUID | None:
 
 
 def validate_envelope(data: Any, *, now: datetime, max_rows: int) -> Validation:
-    """Check an envelope against the contract; return the normalized rows or every error found."""
+    """Check an envelope against the contract.
+
+    Returns the envelope with its valid rows and the errors of the skipped ones, or no envelope
+    and the errors that refuse it (its own fields, or a row that is not len(cols) scalars).
+    """
     if not isinstance(data, dict):
         return Validation(None, [_envelope_error(None, "the body must be a JSON object (the envelope)")])
     if len(data) != len(ENVELOPE_KEYS) or any(key not in data for key in ENVELOPE_KEYS):
@@ -343,60 +435,97 @@ def validate_envelope(data: Any, *, now: datetime, max_rows: int) -> Validation:
     generated, generated_problem = parse_generated(data["generated"], now=now)
     if generated_problem is not None:
         errors.append(_envelope_error("generated", generated_problem))
-
-    normalized = _validate_rows(rows, cols, now.date(), errors)
+    errors.extend(_shape_errors(rows, cols))
     if errors or install is None or extractor is None or generated is None:
         return Validation(None, errors)
-    return Validation(
-        Envelope(schema=schema, extractor=extractor, install=install, generated=generated, rows=normalized)
-    )
+
+    normalized, row_errors, skipped = _validate_rows(rows, cols, now.date())
+    envelope = Envelope(schema=schema, extractor=extractor, install=install, generated=generated, rows=normalized)
+    return Validation(envelope, row_errors=row_errors, skipped=skipped)
+
+
+def _shape_errors(rows: list[Any], cols: tuple[str, ...]) -> list[ContractError]:
+    """Rows that are not an array of exactly len(cols) JSON scalars: faults of the envelope."""
+    width = len(cols)
+    errors = [
+        ContractError(index, None, f"must be an array of exactly {width} values")
+        for index, row in enumerate(rows)
+        if type(row) is not list or len(row) != width
+    ]
+    if errors:
+        return errors
+    # One pass over each column's value types (in C), then a slow look only where one is not a scalar.
+    found: list[tuple[int, int, ContractError]] = []
+    for position, (col, column) in enumerate(zip(cols, zip(*rows, strict=True) if rows else (), strict=False)):
+        if not set(map(type, column)) <= SCALAR_TYPES:
+            found.extend(
+                (index, position, ContractError(index, col, "must be a string, a number, true or false (not null)"))
+                for index, raw in enumerate(column)
+                if type(raw) not in SCALAR_TYPES
+            )
+    return [error for _, _, error in sorted(found, key=lambda item: item[:2])]
+
+
+def _clear_roles(columns: dict[str, list[Any]]) -> None:
+    """Placeholders become the empty value; one on either side of a role clears the role.
+
+    A planner (or builder) whose model or provider the client could not name is no planner to
+    judge (cycle-record.md): both of its columns are stored empty, as for a cycle without one.
+    """
+    for model_col, provider_col in (("pm", "pp"), ("bm", "bp")):
+        models, providers = columns[model_col], columns[provider_col]
+        for index, (model, provider) in enumerate(zip(models, providers, strict=True)):
+            if model is PLACEHOLDER or provider is PLACEHOLDER:
+                models[index] = providers[index] = ""
+    for col, values in columns.items():
+        if PLACEHOLDER in values:  # "" == PLACEHOLDER too: only then is the column looked at closely
+            columns[col] = ["" if value is PLACEHOLDER else value for value in values]
 
 
 def _validate_rows(
-    rows: list[Any], cols: tuple[str, ...], today: date, errors: list[ContractError]
-) -> list[tuple[Any, ...]]:
-    """Check the rows column by column (one tight pass per column), then the rules between columns."""
-    width = len(cols)
+    rows: list[list[Any]], cols: tuple[str, ...], today: date
+) -> tuple[list[tuple[Any, ...]], list[ContractError], int]:
+    """Check well-shaped rows column by column (one tight pass per column), then the rules between columns.
+
+    Returns the valid rows normalized, the errors of the others, and how many were skipped.
+    """
+    count = len(rows)
     position = {col: index for index, col in enumerate(cols)}
     # (row, column position, column, message), sorted at the end into reading order.
-    found: list[tuple[int, int, str | None, str]] = []
-    shaped: list[list[Any]] = []
-    row_numbers: list[int] = []
-    for index, row in enumerate(rows):
-        if type(row) is list and len(row) == width:
-            shaped.append(row)
-            row_numbers.append(index)
-        else:
-            found.append((index, -1, None, f"must be an array of exactly {width} values"))
-    count = len(shaped)
+    found: list[tuple[int, int, str, str]] = []
     checks = _column_checks(today)
     columns: dict[str, list[Any]] = {}
     bad_rows: set[int] = set()
-    for col, raw_column in zip(cols, zip(*shaped, strict=True) if shaped else [() for _ in cols], strict=True):
+    for col, raw_column in zip(cols, zip(*rows, strict=True) if rows else [() for _ in cols], strict=True):
         values, problems = checks[col](raw_column)
         columns[col] = values
         for index, message in problems:
-            found.append((row_numbers[index], position[col], col, message))
+            found.append((index, position[col], col, message))
             bad_rows.add(index)
     for col in SCHEMA_3_COLUMNS:
         if col not in columns:
             columns[col] = [DEFAULTS_FOR_MISSING[col]] * count
+    _clear_roles(columns)
 
     first_row_of_key: dict[str, int] = {}
     rule_columns = [columns[col] for col in RULE_COLUMNS]
     for index, (key, *cells) in enumerate(zip(columns["cycle_key"], *rule_columns, strict=True)):
         if index in bad_rows:
+            if type(key) is str:
+                first_row_of_key.setdefault(key, index)
             continue
         for col, message in _row_rule_errors(*cells):
-            found.append((row_numbers[index], position[col], col, message))
-        first = first_row_of_key.setdefault(key, row_numbers[index])
-        if first != row_numbers[index]:
-            found.append(
-                (row_numbers[index], position["cycle_key"], "cycle_key", f"repeats the cycle_key of row {first}")
-            )
+            found.append((index, position[col], col, message))
+            bad_rows.add(index)
+        first = first_row_of_key.setdefault(key, index)
+        if first != index:
+            found.append((index, position["cycle_key"], "cycle_key", f"repeats the cycle_key of row {first}"))
+            bad_rows.add(index)
 
-    if found:
-        found.sort(key=lambda error: (error[0], error[1]))
-        errors.extend(ContractError(row, col, message) for row, _, col, message in found)
-        return []
-    return list(zip(*(columns[col] for col in SCHEMA_3_COLUMNS), strict=True))
+    found.sort(key=lambda error: (error[0], error[1]))
+    errors = [ContractError(row, col, message) for row, _, col, message in found]
+    ordered = [columns[col] for col in SCHEMA_3_COLUMNS]
+    if not bad_rows:
+        return list(zip(*ordered, strict=True)), errors, 0
+    valid = [row for index, row in enumerate(zip(*ordered, strict=True)) if index not in bad_rows]
+    return valid, errors, len(bad_rows)

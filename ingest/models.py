@@ -6,7 +6,7 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connections, models, transaction
-from django.db.models import Max
+from django.db.models import Exists, Max, Q
 
 # The key of the PostgreSQL advisory lock that serializes handing out contributor numbers.
 NUMBERING_LOCK = 0x70726167  # "prag"
@@ -80,7 +80,20 @@ class Contributor(models.Model):
         return self.retracted_at is not None
 
 
+# Scoring spec A1 as a filter (Cycle.is_judged says it of one row): a > 0, tedits > 0 and tpaths = 1.
+JUDGED_RULE = Q(assistant_steps__gt=0, edits__gt=0, edit_paths=1)
+
+
 class CycleQuerySet(models.QuerySet["Cycle"]):
+    def in_pool(self) -> "CycleQuerySet":
+        """The cycles that count: of contributors who have not retracted, and demo cycles only while no
+        real contributor has any, so generated data never mixes with real data."""
+        real = Cycle.objects.filter(contributor__is_demo=False, contributor__retracted_at__isnull=True)
+        return self.filter(contributor__retracted_at__isnull=True).filter(Q(contributor__is_demo=False) | ~Exists(real))
+
+    def judged(self) -> "CycleQuerySet":
+        return self.filter(JUDGED_RULE)
+
     def bulk_create(
         self,
         objs: Iterable[Any],
@@ -177,6 +190,8 @@ class Receipt(models.Model):
     inserted = models.IntegerField()
     updated = models.IntegerField()
     unchanged = models.IntegerField()
+    # Rows that broke a column rule or a privacy check and were left out (reported in the 202).
+    skipped = models.IntegerField(default=0)
 
     class Meta:
         ordering = ["-id"]

@@ -4,17 +4,15 @@ from __future__ import annotations
 
 import logging
 from dataclasses import dataclass
+from datetime import date
 from typing import Final
 
 from django.core.cache import cache
-from django.db.models import Count, Q
+from django.db.models import Count
 from redis.exceptions import RedisError
 
-from ingest.models import Contributor, Cycle
+from ingest.models import JUDGED_RULE, Cycle, CycleQuerySet
 from leaderboard.models import Snapshot
-
-# Scoring spec A1, as a filter: the same rule as Cycle.is_judged.
-JUDGED = Q(assistant_steps__gt=0, edits__gt=0, edit_paths=1)
 
 # The stats endpoint counts the whole cycles table: the counts are cached for this long, and
 # forgotten as soon as a contribution or retraction changes the rows (forget_pool_counts).
@@ -32,10 +30,24 @@ class PoolCounts:
 
 
 def count_pool() -> PoolCounts:
-    """Stored and judged cycles, and contributors that have cycles and have not retracted."""
-    totals = Cycle.objects.aggregate(cycles=Count("id"), judged=Count("id", filter=JUDGED))
-    contributors = Contributor.objects.filter(retracted_at__isnull=True, cycles__isnull=False).distinct().count()
-    return PoolCounts(cycles=totals["cycles"], judged=totals["judged"], contributors=contributors)
+    """Cycles in the pool, those judged, and the contributors who sent them."""
+    pool = Cycle.objects.in_pool()
+    totals = pool.aggregate(
+        cycles=Count("id"),
+        judged=Count("id", filter=JUDGED_RULE),
+        contributors=Count("contributor", distinct=True),
+    )
+    return PoolCounts(cycles=totals["cycles"], judged=totals["judged"], contributors=totals["contributors"])
+
+
+def pool_cycles(*, since: date | None = None, until: date | None = None) -> CycleQuerySet:
+    """The cycles a ranking is computed from, optionally within days [since, until]."""
+    cycles = Cycle.objects.in_pool()
+    if since is not None:
+        cycles = cycles.filter(day__gte=since)
+    if until is not None:
+        cycles = cycles.filter(day__lte=until)
+    return cycles
 
 
 def pool_counts() -> PoolCounts:

@@ -45,12 +45,19 @@ ErrorSerializer = inline_serializer(
 )
 
 
-class ContributionAcceptedSerializer(serializers.Serializer[Any]):
-    accepted = serializers.IntegerField()
-    inserted = serializers.IntegerField()
-    updated = serializers.IntegerField()
-    unchanged = serializers.IntegerField(help_text="Same facts, or a stored copy from a later `generated`.")
-    snapshot = serializers.CharField(allow_null=True, help_text="Id of the newest published ranking snapshot.")
+# Inline, like ErrorSerializer: both answers carry a field named `errors`.
+ContributionAcceptedSerializer = inline_serializer(
+    name="ContributionAccepted",
+    fields={
+        "accepted": serializers.IntegerField(help_text="Rows that passed the checks."),
+        "inserted": serializers.IntegerField(),
+        "updated": serializers.IntegerField(),
+        "unchanged": serializers.IntegerField(help_text="Same facts, or a stored copy from a later `generated`."),
+        "snapshot": serializers.CharField(allow_null=True, help_text="Id of the newest published ranking snapshot."),
+        "skipped": serializers.IntegerField(help_text="Rows left out: a value broke a column rule or privacy check."),
+        "errors": ContractErrorSerializer(many=True, help_text="Why the skipped rows were left out (first 100)."),
+    },
+)
 
 
 class CycleSerializer(serializers.Serializer[Any]):
@@ -84,12 +91,18 @@ class CycleSerializer(serializers.Serializer[Any]):
     harness_version = serializers.CharField()
 
 
-class PreviewSerializer(serializers.Serializer[Any]):
-    accepted = serializers.IntegerField()
-    schema = serializers.IntegerField()
-    extractor = serializers.CharField()
-    generated = serializers.DateTimeField()
-    rows = CycleSerializer(many=True)
+PreviewSerializer = inline_serializer(
+    name="Preview",
+    fields={
+        "accepted": serializers.IntegerField(),
+        "schema": serializers.IntegerField(),
+        "extractor": serializers.CharField(),
+        "generated": serializers.DateTimeField(),
+        "rows": CycleSerializer(many=True),
+        "skipped": serializers.IntegerField(help_text="Rows a contribution would leave out."),
+        "errors": ContractErrorSerializer(many=True, help_text="Why those rows would be left out (first 100)."),
+    },
+)
 
 
 class RetractRequestSerializer(serializers.Serializer[Any]):

@@ -62,10 +62,11 @@ def _lock_contributor(*, digest: str, now: datetime) -> Contributor:
     return Contributor.objects.only("id", "retracted_at", "number").get(install_hash=digest)
 
 
-def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
+def contribute(*, envelope: Envelope, now: datetime, skipped: int = 0) -> ContributionResult:
     """Store a validated contribution: insert new cycles, update changed ones, never regress.
 
-    A stored copy from a later `generated` than this request's is left as it is. Raises
+    A stored copy from a later `generated` than this request's is left as it is. `skipped` is how
+    many rows of the request failed the checks (recorded on the receipt). Raises
     InstallRetractedError (and writes nothing) when the install has retracted.
     """
     digest = install_hash(envelope.install)
@@ -120,6 +121,7 @@ def contribute(*, envelope: Envelope, now: datetime) -> ContributionResult:
             inserted=inserted,
             updated=updated,
             unchanged=unchanged,
+            skipped=skipped,
         )
         if inserted or updated:
             transaction.on_commit(_queue_recompute, robust=True)

@@ -88,23 +88,25 @@ def view_groupings(judged: JudgedCycles, family_pattern: str) -> dict[ViewName, 
     planner_effort, planner_efforts = column["planner_effort"].codes, column["planner_effort"].values
     builder, builders = column["builder_model"].codes, column["builder_model"].values
     builder_effort, builder_efforts = column["builder_effort"].codes, column["builder_effort"].values
-    everyone = np.ones(len(judged), dtype=np.bool_)
+    # A cycle whose model the client could not name (stored empty) has no group in the model views,
+    # as one without a planner or builder has none in the pairing views.
+    named = column["model"].nonempty()
     paired = column["planner_model"].nonempty() & column["builder_model"].nonempty()
 
     def fam(name: str) -> str:
         return family(name, family_pattern)
 
     out: dict[ViewName, Grouping] = {}
-    codes, keys = _combine([model], [len(models)], everyone)
+    codes, keys = _combine([model], [len(models)], named)
     names = [models[k[0]] for k in keys]
     out["model"] = Grouping("model", codes, names, [hue(fam(n)) for n in names], None, None)
 
     per_cycle_family, family_names = _relabel(model, models, fam)
-    codes, keys = _combine([per_cycle_family], [len(family_names)], everyone)
+    codes, keys = _combine([per_cycle_family], [len(family_names)], named)
     names = [str(family_names[k[0]]) for k in keys]
     out["family"] = Grouping("family", codes, names, [hue(n) for n in names], None, None)
 
-    codes, keys = _combine([model, effort], [len(models), len(efforts)], everyone)
+    codes, keys = _combine([model, effort], [len(models), len(efforts)], named)
     names = [with_effort(models[m], efforts[e]) for m, e in keys]
     out["modelEffort"] = Grouping("modelEffort", codes, names, [hue(fam(models[m])) for m, _ in keys], None, None)
 

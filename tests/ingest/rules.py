@@ -173,9 +173,29 @@ PRIVACY_RULES = [
     Rule("privacy_secret_aws", cell("harness", "AKIAZYXWVUTSRQPONMLK"), 1, "harness", "zyxwvutsrqponmlk"),
     Rule("privacy_secret_slack_bot", cell("variant", "xoxb-zyxwvutsrqponmlkj"), 1, "variant", "zyxwvutsrqponmlkj"),
     Rule("privacy_secret_slack_user", cell("pv", "xoxp-zyxwvutsrqponmlkj"), 1, "pv", "zyxwvutsrqponmlkj"),
+    Rule("privacy_local_host", cell("prov", "alice-macbook-pro.local"), 1, "prov", "alice-macbook-pro"),
+    Rule("privacy_lan_host", cell("model", "nas.lan"), 1, "model", "nas.lan"),
+    Rule("privacy_internal_host", cell("bp", "llm.corp.internal"), 1, "bp", "llm.corp.internal"),
+    Rule("privacy_extension_txt", cell("model", "secrets.txt"), 1, "model", "secrets.txt"),
+    Rule("privacy_ipv6", cell("prov", "fe80::1ff:fe23:4567:890a"), 1, "prov", "fe23:4567"),
+    Rule("privacy_ipv6_full", cell("model", "2001:db8:85a3:0:0:8a2e:370:7334"), 1, "model", "8a2e:370"),
+    Rule("privacy_mac", cell("harness", "00:1a:2b:3c:4d:5e"), 1, "harness", "3c:4d:5e"),
+    Rule("privacy_mac_dashes", cell("model", "00-1a-2b-3c-4d-5e"), 1, "model", "3c-4d-5e"),
+    Rule("privacy_secret_stripe", cell("model", "sk_live_zyxwvutsrqponmlkj"), 1, "model", "zyxwvutsrqponmlkj"),
+    Rule("privacy_secret_gitlab", cell("prov", "glpat-zyxwvutsrqponmlkj"), 1, "prov", "zyxwvutsrqponmlkj"),
+    Rule("privacy_secret_hugging_face", cell("model", "hf_zyxwvutsrqponmlkjih"), 1, "model", "zyxwvutsrqponmlkjih"),
+    Rule("privacy_secret_google", cell("bm", "AIzaSyZyxwvutsrqponmlkj"), 1, "bm", "zyxwvutsrqponmlkj"),
+    Rule("privacy_secret_jwt", cell("model", "eyJhbGciOiJIUzI1NiJ9"), 1, "model", "hbgcioijiuzi1nij9"),
+    Rule("privacy_secret_npm", cell("prov", "npm_zyxwvutsrqponmlkj"), 1, "prov", "zyxwvutsrqponmlkj"),
+    Rule("privacy_card_number", cell("model", "4111-1111-1111-1111"), 1, "model", "4111-1111"),
+    Rule("privacy_at_sign_not_a_date", cell("model", "claude-sonnet-4@latest"), 1, "model", "latest"),
+    Rule("privacy_at_sign_not_a_real_date", cell("model", "claude-sonnet-4@20251340"), 1, "model", "20251340"),
 ]
 
-ALL_RULES = ENVELOPE_RULES + ROW_SHAPE_RULES + COLUMN_RULES + PRIVACY_RULES
+# A fault of the envelope refuses the whole request; a bad value only costs its row (cycle-record.md, "Envelope").
+REFUSING_RULES = ENVELOPE_RULES + ROW_SHAPE_RULES
+SKIPPING_RULES = COLUMN_RULES + PRIVACY_RULES
+ALL_RULES = REFUSING_RULES + SKIPPING_RULES
 
 
 def valid_body() -> Body:

@@ -21,7 +21,7 @@ from ingest.selectors import POOL_COUNTS_CACHE_KEY
 from leaderboard.models import Snapshot
 from tests.ingest.conftest import CONTRIBUTE, PREVIEW, RETRACT, STATS, Api, stored_counts
 from tests.ingest.envelopes import cycle_facts, envelope, with_cell
-from tests.ingest.rules import ALL_RULES, Rule
+from tests.ingest.rules import REFUSING_RULES, SKIPPING_RULES, Rule
 
 pytestmark = pytest.mark.django_db
 
@@ -40,7 +40,15 @@ def test_it_accepts_a_plugin_envelope_of_each_schema(api: Api, schema: int) -> N
     response = api.contribute(body)
 
     assert response.status_code == 202
-    assert response.json() == {"accepted": 12, "inserted": 12, "updated": 0, "unchanged": 0, "snapshot": None}
+    assert response.json() == {
+        "accepted": 12,
+        "inserted": 12,
+        "updated": 0,
+        "unchanged": 0,
+        "snapshot": None,
+        "skipped": 0,
+        "errors": [],
+    }
     stored = stored_facts(body["install"])
     assert sorted(stored) == sorted(row["cycle_key"] for row in rows)
     for facts in rows:
@@ -55,8 +63,8 @@ def test_it_accepts_a_plugin_envelope_of_each_schema(api: Api, schema: int) -> N
                 assert row[CONTRACT_TO_FIELD[col]] == expected
 
 
-@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
-def test_it_refuses_each_broken_rule_with_400_and_stores_nothing(api: Api, rule: Rule) -> None:
+@pytest.mark.parametrize("rule", REFUSING_RULES, ids=lambda rule: rule.name)
+def test_it_refuses_an_envelope_that_breaks_a_rule_with_400_and_stores_nothing(api: Api, rule: Rule) -> None:
     api.contribute(envelope(2))
     before = stored_counts()
 
@@ -72,10 +80,38 @@ def test_it_refuses_each_broken_rule_with_400_and_stores_nothing(api: Api, rule:
         assert rule.secret.lower() not in response.content.decode().lower()
 
 
-def test_it_stores_nothing_when_one_row_of_a_thousand_is_bad(api: Api) -> None:
-    body = with_cell(envelope(1000), 999, "model", "ses_0123")
+@pytest.mark.parametrize("rule", SKIPPING_RULES, ids=lambda rule: rule.name)
+def test_it_skips_a_row_that_breaks_a_rule_stores_the_others_and_reports_it(api: Api, rule: Rule) -> None:
+    body = rule.change(envelope(3))
 
     response = api.contribute(body)
+
+    assert response.status_code == 202
+    answer = response.json()
+    assert (answer["accepted"], answer["inserted"], answer["skipped"]) == (2, 2, 1)
+    assert [(e["row"], e["col"]) for e in answer["errors"]] == [(rule.row, rule.col)]
+    assert sorted(stored_facts(body["install"])) == sorted([body["rows"][0][0], body["rows"][2][0]])
+    if rule.secret is not None:
+        assert rule.secret.lower() not in response.content.decode().lower()
+
+
+@pytest.mark.parametrize("rule", SKIPPING_RULES, ids=lambda rule: rule.name)
+def test_it_refuses_a_bad_row_with_400_and_stores_nothing_when_atomic(api: Api, rule: Rule) -> None:
+    api.contribute(envelope(2))
+    before = stored_counts()
+
+    response = api.post(CONTRIBUTE + "?atomic=1", rule.change(envelope(3)))
+
+    assert response.status_code == 400
+    assert response.json()["error"].endswith("nothing was stored.")
+    assert [(e["row"], e["col"]) for e in response.json()["errors"]] == [(rule.row, rule.col)]
+    assert stored_counts() == before
+
+
+def test_it_stores_nothing_when_one_row_of_a_thousand_is_bad_and_atomic(api: Api) -> None:
+    body = with_cell(envelope(1000), 999, "model", "ses_0123")
+
+    response = api.post(CONTRIBUTE + "?atomic=1", body)
 
     assert response.status_code == 400
     assert response.json()["errors"] == [
@@ -84,16 +120,30 @@ def test_it_stores_nothing_when_one_row_of_a_thousand_is_bad(api: Api) -> None:
     assert stored_counts() == (0, 0, 0)
 
 
+def test_it_stores_the_other_999_when_one_row_of_a_thousand_is_bad(api: Api) -> None:
+    body = with_cell(envelope(1000), 999, "model", "ses_0123")
+
+    response = api.contribute(body)
+
+    assert response.status_code == 202
+    assert (response.json()["inserted"], response.json()["skipped"]) == (999, 1)
+    assert Cycle.objects.count() == 999
+    assert not Cycle.objects.filter(cycle_key=body["rows"][999][0]).exists()
+
+
 def test_it_lists_at_most_a_hundred_errors_and_says_how_many(api: Api) -> None:
     body = envelope(150)
     for row in range(150):
         body = with_cell(body, row, "u", -1)
 
-    response = api.contribute(body)
+    skipped = api.contribute(body)
+    refused = api.post(CONTRIBUTE + "?atomic=1", body)
 
-    assert response.status_code == 400
-    assert response.json()["error"].startswith("150 values break the contribution contract")
-    assert len(response.json()["errors"]) == 100
+    assert skipped.status_code == 202
+    assert (skipped.json()["accepted"], skipped.json()["skipped"], len(skipped.json()["errors"])) == (0, 150, 100)
+    assert refused.status_code == 400
+    assert refused.json()["error"].startswith("150 values break the contribution contract")
+    assert len(refused.json()["errors"]) == 100
 
 
 def test_it_counts_a_resend_unchanged_and_a_changed_row_updated(api: Api) -> None:
@@ -113,6 +163,8 @@ def test_it_counts_a_resend_unchanged_and_a_changed_row_updated(api: Api) -> Non
         "updated": 0,
         "unchanged": 4,
         "snapshot": None,
+        "skipped": 0,
+        "errors": [],
     }
     assert landed.json() | {"snapshot": None} == {
         "accepted": 5,
@@ -120,6 +172,8 @@ def test_it_counts_a_resend_unchanged_and_a_changed_row_updated(api: Api) -> Non
         "updated": 1,
         "unchanged": 3,
         "snapshot": None,
+        "skipped": 0,
+        "errors": [],
     }
     assert stored_facts(install)[rows[1]["cycle_key"]]["shipped"] == 1
     assert Cycle.objects.count() == 5
@@ -235,14 +289,16 @@ def test_it_previews_readable_rows_and_writes_nothing(api: Api) -> None:
 
 
 def test_it_previews_with_the_same_checks(api: Api) -> None:
-    response = api.preview(with_cell(envelope(3), 2, "tcost", -5))
+    body = with_cell(envelope(3), 2, "tcost", -5)
 
-    assert response.status_code == 400
-    assert response.json()["errors"][0] == {
-        "row": 2,
-        "col": "tcost",
-        "message": "must be a finite number from 0 to 5000",
-    }
+    response = api.preview(body)
+
+    assert response.status_code == 200
+    assert [row["cycle_key"] for row in response.json()["rows"]] == [body["rows"][0][0], body["rows"][1][0]]
+    assert response.json()["skipped"] == 1
+    assert response.json()["errors"] == [
+        {"row": 2, "col": "tcost", "message": "must be a finite number from 0 to 5000"}
+    ]
 
 
 @override_settings(INGEST_RATE_PER_INSTALL="2/minute", INGEST_RATE_PER_ADDRESS="1000/minute")

@@ -10,7 +10,7 @@ import pytest
 from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MISSING, FACT_FIELDS
 from ingest.contract import STORED_FIELDS, Validation, privacy_problem, validate_envelope
 from tests.ingest.envelopes import cycle_facts, envelope, published_vocabulary, with_cell
-from tests.ingest.rules import ALL_RULES, Rule
+from tests.ingest.rules import REFUSING_RULES, SKIPPING_RULES, Rule
 
 MAX_ROWS = 20_000
 
@@ -19,8 +19,8 @@ def validate(body: object) -> Validation:
     return validate_envelope(body, now=datetime.now(UTC), max_rows=MAX_ROWS)
 
 
-@pytest.mark.parametrize("rule", ALL_RULES, ids=lambda rule: rule.name)
-def test_it_rejects_each_broken_rule_and_points_at_it(rule: Rule) -> None:
+@pytest.mark.parametrize("rule", REFUSING_RULES, ids=lambda rule: rule.name)
+def test_it_refuses_an_envelope_that_breaks_a_rule_and_points_at_it(rule: Rule) -> None:
     result = validate_envelope(rule.change(envelope(3)), now=datetime.now(UTC), max_rows=MAX_ROWS)
 
     assert result.envelope is None
@@ -28,6 +28,21 @@ def test_it_rejects_each_broken_rule_and_points_at_it(rule: Rule) -> None:
     assert [(e.row, e.col) for e in result.errors] == [(rule.row, rule.col)]
     if rule.secret is not None:
         assert all(rule.secret.lower() not in e.message.lower() for e in result.errors)
+
+
+@pytest.mark.parametrize("rule", SKIPPING_RULES, ids=lambda rule: rule.name)
+def test_it_skips_a_row_that_breaks_a_rule_and_keeps_the_others(rule: Rule) -> None:
+    body = rule.change(envelope(3))
+
+    result = validate_envelope(body, now=datetime.now(UTC), max_rows=MAX_ROWS)
+
+    assert result.envelope is not None and result.errors == []
+    assert not result.is_valid and result.skipped == 1
+    assert [(e.row, e.col) for e in result.row_errors] == [(rule.row, rule.col)]
+    kept = [row[0] for row in result.envelope.rows]
+    assert kept == [body["rows"][0][0], body["rows"][2][0]]
+    if rule.secret is not None:
+        assert all(rule.secret.lower() not in e.message.lower() for e in result.row_errors)
 
 
 @pytest.mark.parametrize("schema", [1, 2, 3])
@@ -113,7 +128,29 @@ def test_it_reports_every_bad_row_not_just_the_first() -> None:
 
     result = validate(body)
 
-    assert [(e.row, e.col) for e in result.errors] == [(1, "role"), (3, "role"), (5, "role")]
+    assert [(e.row, e.col) for e in result.row_errors] == [(1, "role"), (3, "role"), (5, "role")]
+    assert result.skipped == 3
+    assert result.envelope is not None and len(result.envelope.rows) == 3
+
+
+def test_it_counts_a_row_with_several_bad_values_once() -> None:
+    body = with_cell(with_cell(envelope(3), 1, "role", 9), 1, "u", -1)
+
+    result = validate(body)
+
+    assert [(e.row, e.col) for e in result.row_errors] == [(1, "role"), (1, "u")]
+    assert result.skipped == 1
+
+
+def test_it_skips_the_repeat_of_a_cycle_key_and_keeps_its_first_row() -> None:
+    body = envelope(3)
+    body = with_cell(body, 2, "cycle_key", body["rows"][0][0])
+
+    result = validate(body)
+
+    assert [(e.row, e.col) for e in result.row_errors] == [(2, "cycle_key")]
+    assert result.envelope is not None
+    assert [row[0] for row in result.envelope.rows] == [body["rows"][0][0], body["rows"][1][0]]
 
 
 @pytest.mark.parametrize("value", ["gpt.10.0.0.1", "x.192.168.1.1", "10.0.0.1", "proxy-10.0.0.1:8080", "a.b.1.2.3.4"])

@@ -129,6 +129,18 @@ def test_it_pairs_planner_and_builder_with_an_arrow_and_only_when_both_are_set()
     assert "\u2192" in _labels(rows, "famCombo")[0]
 
 
+def test_it_leaves_a_cycle_without_a_model_out_of_the_model_views_only() -> None:
+    # The client's "(none)" model is stored empty (cycle-record.md): no group "" in the model views.
+    rows: list[dict[str, object]] = [
+        {"model": "", "effort": "high", "planner_model": "gpt-6", "builder_model": "grok-4.6"},
+        {"model": "grok-4.6"},
+    ]
+    for view in ("model", "family"):
+        assert _labels(rows, view) == ["grok-4.6" if view == "model" else "grok"]
+    assert _labels(rows, "modelEffort") == ["grok-4.6:max"]
+    assert _labels(rows, "modelCombo") == ["gpt-6 → grok-4.6"]
+
+
 def test_it_groups_the_family_view_by_family_of_the_model() -> None:
     rows: list[dict[str, object]] = [{"model": "claude-opus-4.6"}, {"model": "claude-opus-5"}, {"model": "grok-4.6"}]
     assert _labels(rows, "family") == ["claude-opus", "grok"]

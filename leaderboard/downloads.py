@@ -52,11 +52,7 @@ def _stamp(response: HttpResponse | StreamingHttpResponse, *, snapshot_id: int, 
 def cycle_lines() -> Iterator[str]:
     writer = csv.writer(_Line())
     yield writer.writerow(CYCLE_COLUMNS)
-    rows = (
-        Cycle.objects.filter(contributor__retracted_at__isnull=True)
-        .order_by("id")
-        .values_list("contributor__number", *FACT_FIELDS)
-    )
+    rows = Cycle.objects.in_pool().order_by("id").values_list("contributor__number", *FACT_FIELDS)
     chunk: list[str] = []
     for row in rows.iterator(chunk_size=FETCH_ROWS):
         values: list[Any] = list(row)

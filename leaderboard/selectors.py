@@ -12,6 +12,7 @@ from django.conf import settings
 from django.core.cache import cache
 from django.db import connection
 
+from ingest.selectors import pool_cycles
 from leaderboard.models import Snapshot
 from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
 from scoring.enrich import enrich_document
@@ -56,23 +57,9 @@ def latest_snapshot() -> Snapshot | None:
     return Snapshot.objects.published().first()
 
 
-def _cycles_sql(*, since: dt.date | None, until: dt.date | None) -> tuple[str, list[Any]]:
-    columns = ", ".join(
-        "c.contributor_id AS contributor" if name == "contributor" else f"c.{name}" for name in FRAME_COLUMNS
-    )
-    where = ["k.retracted_at IS NULL"]
-    params: list[Any] = []
-    if since is not None:
-        where.append("c.day >= %s")
-        params.append(since)
-    if until is not None:
-        where.append("c.day <= %s")
-        params.append(until)
-    sql = (
-        f"SELECT {columns} FROM ingest_cycle c JOIN ingest_contributor k ON k.id = c.contributor_id "  # noqa: S608
-        f"WHERE {' AND '.join(where)}"
-    )
-    return sql, params
+def _cycles_sql(*, since: dt.date | None, until: dt.date | None) -> tuple[str, tuple[Any, ...]]:
+    """The one query of the scoring input, as SQL and parameters: the ingest's pool, FRAME_COLUMNS in order."""
+    return pool_cycles(since=since, until=until).values_list(*FRAME_COLUMNS).query.sql_with_params()
 
 
 def _typed_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -108,7 +95,14 @@ def cycles_frame(*, since: dt.date | None = None, until: dt.date | None = None) 
                     buffer.write(block)
             buffer.seek(0)
             dtypes = {name: str for name in _TEXT_COLUMNS}
-            frame = pd.read_csv(buffer, dtype=dtypes, keep_default_na=False)  # type: ignore[arg-type]
+            # Named by position: the query selects FRAME_COLUMNS in order (the header says contributor_id).
+            frame = pd.read_csv(
+                buffer,
+                header=0,
+                names=list(FRAME_COLUMNS),
+                dtype=dtypes,
+                keep_default_na=False,  # type: ignore[arg-type]
+            )
             if frame.empty:
                 frame = pd.DataFrame({name: pd.Series(dtype="object") for name in FRAME_COLUMNS})
         else:

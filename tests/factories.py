@@ -20,9 +20,12 @@ PAIRINGS: tuple[tuple[str, str], ...] = (
 )
 
 
-def make_contributor(*, install: uuid.UUID | None = None) -> Contributor:
+def make_contributor(*, install: uuid.UUID | None = None, demo: bool = False) -> Contributor:
+    """A contributor; `demo` makes one like load_demo's, whose cycles count only while no real ones exist."""
     now = timezone.now()
-    return Contributor.objects.create(install_hash=install_hash(install or uuid.uuid4()), first_seen=now, last_seen=now)
+    return Contributor.objects.create(
+        install_hash=install_hash(install or uuid.uuid4()), first_seen=now, last_seen=now, is_demo=demo
+    )
 
 
 def make_cycles(

@@ -73,7 +73,7 @@ def test_it_compares_without_reading_the_cycles(demo_snapshot: Snapshot, client:
 def test_it_keeps_samples_on_the_newest_snapshot_only_and_still_compares_an_old_one(
     demo_snapshot: Snapshot, client: Client
 ) -> None:
-    make_cycles(make_contributor(), count=40, pairings=(("gpt-7", "gpt-7"),), seed=9)
+    make_cycles(make_contributor(demo=True), count=40, pairings=(("gpt-7", "gpt-7"),), seed=9)
     newer = services.recompute_snapshot()
     assert newer is not None
     assert Snapshot.objects.get(id=demo_snapshot.id).samples == {}

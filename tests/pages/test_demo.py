@@ -1,6 +1,7 @@
 import datetime as dt
 
 from django.core.management import call_command
+from django.test import Client
 
 from ingest.models import Contributor, Cycle, install_hash
 from leaderboard import demo, services
@@ -70,6 +71,27 @@ def test_it_keeps_later_recomputes_labelled_demo_while_demo_cycles_are_in(db: No
     make_cycles(make_contributor(), count=40, seed=9)
     real = services.recompute_snapshot()
     assert real is not None and not real.is_demo
+
+
+def test_it_takes_demo_cycles_out_of_the_ranking_at_the_first_real_contribution(
+    db: None, client: Client, django_capture_on_commit_callbacks
+) -> None:
+    call_command("load_demo", cycles=600)
+    assert "Demo data" in client.get("/").content.decode()
+    make_cycles(make_contributor(), count=40, pairings=(("gpt-7", "gpt-7"),), seed=9)
+
+    with django_capture_on_commit_callbacks(execute=True):
+        real = services.recompute_snapshot()
+
+    assert real is not None and not real.is_demo
+    assert (real.cycles, real.contributors) == (40, 1)
+    assert [group["label"] for group in real.views["modelCombo"]["groups"]] == ["gpt-7 → gpt-7"]
+    page = client.get("/").content.decode()
+    assert "Demo data" not in page and "gpt-7 → gpt-7" in page
+    stats = client.get("/api/v1/stats").json()
+    assert (stats["cycles"], stats["contributors"]) == (40, 1)
+    # The demo contributors' rows stay stored; they count again only if every real contributor leaves.
+    assert Cycle.objects.filter(contributor__is_demo=True).count() > 0
 
 
 def test_it_reuses_its_contributors_and_lets_no_client_send_as_one(db: None) -> None:

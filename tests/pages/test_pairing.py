@@ -52,7 +52,7 @@ def test_it_places_adjusted_values_where_the_scorer_scores_them(demo_snapshot: S
 
 def test_it_draws_the_score_across_snapshots(demo_snapshot: Snapshot, client: Client) -> None:
     label = ranked_labels(demo_snapshot, "modelCombo")[0]
-    make_cycles(make_contributor(), count=30, pairings=(("gpt-7", "gpt-7"),), seed=5)
+    make_cycles(make_contributor(demo=True), count=30, pairings=(("gpt-7", "gpt-7"),), seed=5)
     services.recompute_snapshot()
     html = client.get("/pairing/", {"view": "modelCombo", "label": label}).content.decode()
     spark = re.search(r'<svg class="spark".*?</svg>', html, re.S)

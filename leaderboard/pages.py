@@ -539,6 +539,10 @@ VIEW_EXPLANATIONS: dict[str, str] = {
     "modelEffort": "the model with its reasoning effort",
 }
 
+# The OpenCode plugin (ocInsights): its setting for the service's host, and where it keeps its install id.
+PLUGIN_URL_SETTING = "OC_INSIGHTS_CONTRIB_URL"
+PLUGIN_INSTALL_FILE = "~/.local/share/ocInsights/contributor.json"
+
 # What each contributed column (cycle-record.md, schema 3) carries, in the contract's order.
 CONTRIBUTED_COLUMNS: tuple[tuple[str, str], ...] = (
     ("cycle_key", "a random 16-hex key for the cycle, so a re-send updates rather than duplicates"),

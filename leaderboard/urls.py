@@ -8,6 +8,7 @@ urlpatterns = [
     path("compare/", views.compare, name="compare"),
     path("methodology/", views.methodology, name="methodology"),
     path("contribute/", views.contribute, name="contribute"),
+    path("contribute/retract/", views.retract_form, name="retract-form"),
     path("data/", views.data, name="data"),
     path("data/cycles.csv", downloads.cycles_csv, name="cycles-csv"),
     path("data/rankings.csv", downloads.rankings_csv, name="rankings-csv"),

@@ -25,8 +25,11 @@ from django.urls import reverse
 from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.utils.http import parse_etags, quote_etag
-from django.views.decorators.http import require_safe
+from django.views.decorators.http import require_POST, require_safe
 
+from ingest.contract import parse_install
+from ingest.services import retract
+from ingest.throttles import AddressRateThrottle, ThrottleUnavailableError
 from leaderboard import charts, pages
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.selectors import WindowBusy, cycles_frame, scoped_document, scoring_config, snapshot_document
@@ -509,8 +512,70 @@ def static_page(template: str, page: str) -> Callable[[HttpRequest], HttpRespons
 
 
 methodology = static_page("leaderboard/methodology.html", "methodology")
-contribute = static_page("leaderboard/contribute.html", "contribute")
 data = static_page("leaderboard/data.html", "data")
+
+
+# ---------------------------------------------------------------- contributing and retracting
+
+
+def contribute_context(request: HttpRequest) -> dict[str, Any]:
+    """The contribute page's words and addresses; the host is bounded by ALLOWED_HOSTS."""
+    site = request.build_absolute_uri("/").rstrip("/")
+    _, snapshot_id = pages.serving_snapshot()
+    context = base_context(published_snapshot(snapshot_id))
+    context.update(
+        {
+            "columns": pages.CONTRIBUTED_COLUMNS,
+            "contribution_url": request.build_absolute_uri(reverse("contributions")),
+            # The plugin posts to /v1/contribute on the host its setting names.
+            "plugin_setting": pages.PLUGIN_URL_SETTING,
+            "plugin_host": site,
+            "plugin_url": request.build_absolute_uri(reverse("plugin-contribute")),
+            "plugin_install_file": pages.PLUGIN_INSTALL_FILE,
+        }
+    )
+    return context
+
+
+def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
+    # Built per request, never from the page cache: the retraction form carries this visitor's CSRF token.
+    response = render(request, "leaderboard/contribute.html", {**contribute_context(request), **extra}, status=status)
+    patch_cache_control(response, private=True, no_cache=True)
+    return response
+
+
+@require_safe
+def contribute(request: HttpRequest) -> HttpResponse:
+    return render_contribute(request)
+
+
+@require_POST
+def retract_form(request: HttpRequest) -> HttpResponse:
+    """The retraction a plugin user can do: paste the install id, every cycle of it is deleted.
+
+    The id is never shown back, logged or stored; only its keyed hash is remembered (ingest.services.retract).
+    """
+    throttle = AddressRateThrottle()
+    try:
+        allowed = throttle.allow_request(request, None)  # type: ignore[arg-type]  # reads only request.META
+    except ThrottleUnavailableError:
+        allowed = None
+    if not allowed:
+        message = (
+            "Too many requests from your address; try again later."
+            if allowed is False
+            else "Retraction is unavailable for a minute; try again shortly."
+        )
+        return render_contribute(request, status=429 if allowed is False else 503, retract_error=message)
+    install = parse_install(request.POST.get("install", "").strip())
+    if install is None:
+        return render_contribute(
+            request,
+            status=400,
+            retract_error='That is not an install id: paste the value of "install" from the file named below.',
+        )
+    deleted = retract(install=install, now=timezone.now())
+    return render_contribute(request, retracted=deleted)
 
 
 # ---------------------------------------------------------------- errors
@@ -518,6 +583,12 @@ data = static_page("leaderboard/data.html", "data")
 
 def page_not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
     return render(request, "404.html", status=404)
+
+
+def csrf_failure(request: HttpRequest, reason: str = "") -> HttpResponse:
+    """A form sent without this visitor's token (an old tab, blocked cookies): say what to do, in the site's page."""
+    message = "The form had expired. Reload the page and send it again (the page needs cookies for this form)."
+    return render(request, "404.html", {"message": message, "title": "Form expired"}, status=403)
 
 
 def server_error(request: HttpRequest) -> HttpResponse:

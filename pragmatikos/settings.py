@@ -90,6 +90,8 @@ MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.common.CommonMiddleware",
+    # The retraction form on /contribute/; the JSON API's views are exempt (they take no cookies).
+    "django.middleware.csrf.CsrfViewMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
 ]
 
@@ -144,6 +146,7 @@ SPECTACULAR_SETTINGS = {
     "SERVE_INCLUDE_SCHEMA": False,
     # Redoc's script from our own static files: the docs page needs no CDN.
     "REDOC_DIST": "SIDECAR",
+    "PREPROCESSING_HOOKS": ["pragmatikos.api_schema.canonical_paths"],
 }
 
 # Ingest limits (the contract's caps) and request rates per install and per client address.
@@ -168,6 +171,8 @@ STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 # Serve straight from the source folders too, so a checkout needs no collectstatic step.
 WHITENOISE_USE_FINDERS = True
+# Files browsers ask for at the site's root (/favicon.ico), served by WhiteNoise as they are.
+WHITENOISE_ROOT = BASE_DIR / "static" / "root"
 
 USE_TZ = True
 TIME_ZONE = "UTC"
@@ -175,6 +180,7 @@ LANGUAGE_CODE = "en"
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
+CSRF_FAILURE_VIEW = "leaderboard.views.csrf_failure"
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if envbool("BEHIND_TLS_PROXY", False) else None
 
 LOGGING = {

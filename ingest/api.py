@@ -18,25 +18,26 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ingest import serializers
-from ingest.contract import ContractError, Validation, parse_install, validate_envelope
+from ingest.contract import MAX_ERRORS, ContractError, RowErrors, Validation, parse_install, validate_envelope
 from ingest.models import install_hash
 from ingest.selectors import newest_snapshot_id, pool_counts
 from ingest.services import InstallRetractedError, contribute, preview, retract
 from ingest.throttles import AddressRateThrottle, InstallRateThrottle
 from pragmatikos.errors import api_error
 
-# The error list is capped: a request with 20,000 bad rows gets the first ones and a count.
-MAX_ERRORS_LISTED = 100
+MAX_ERRORS_LISTED = MAX_ERRORS
 RETRACTED_SENTENCE = "This install has retracted its contributions; nothing more is accepted from it."
 
 ERROR_RESPONSES = {
     400: OpenApiResponse(serializers.ErrorSerializer, description="The body breaks the contract; nothing stored."),
     410: OpenApiResponse(serializers.ErrorSerializer, description="The install has retracted."),
+    411: OpenApiResponse(serializers.ErrorSerializer, description="The body was sent without a Content-Length."),
     413: OpenApiResponse(serializers.ErrorSerializer, description="Over 8 MB or over 20,000 rows."),
     415: OpenApiResponse(serializers.ErrorSerializer, description="The body is not sent as application/json."),
     429: OpenApiResponse(serializers.ErrorSerializer, description="Throttled; see the Retry-After header."),
     503: OpenApiResponse(
-        serializers.ErrorSerializer, description="The throttle's counters are unreachable; see the Retry-After header."
+        serializers.ErrorSerializer,
+        description="The throttle's counters or the database are unreachable; see the Retry-After header.",
     ),
 }
 
@@ -45,14 +46,27 @@ def _reject_constant(name: str) -> Any:
     raise ValueError("NaN and Infinity are not JSON")
 
 
+class DuplicateKeyError(ValueError):
+    """An object names a key twice: which one counts is up to the parser, so neither does."""
+
+
+def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    found = dict(pairs)
+    if len(found) != len(pairs):
+        raise DuplicateKeyError
+    return found
+
+
 class StrictJSONParser(BaseParser):
-    """JSON without NaN or Infinity, parsed from the bytes in one call."""
+    """JSON without NaN, Infinity or a key twice in one object, parsed from the bytes in one call."""
 
     media_type = "application/json"
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         try:
-            return json.loads(stream.read(), parse_constant=_reject_constant)
+            return json.loads(stream.read(), parse_constant=_reject_constant, object_pairs_hook=_object_without_repeats)
+        except DuplicateKeyError as exc:
+            raise ParseError("The body is not valid JSON for this API: an object names a key twice.") from exc
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
             raise ParseError("The body is not valid JSON.") from exc
 
@@ -64,6 +78,12 @@ def _refuse_unreadable_body(request: Request) -> Response | None:
         return api_error(
             "The body must be JSON sent with content-type: application/json.",
             status_code=status.HTTP_415_UNSUPPORTED_MEDIA_TYPE,
+        )
+    if not request.META.get("CONTENT_LENGTH"):
+        # A body sent without its length (chunked): WSGI servers hand such a body over as empty.
+        return api_error(
+            "Send the body with a Content-Length header; bodies of unknown length are not read.",
+            status_code=status.HTTP_411_LENGTH_REQUIRED,
         )
     limit = settings.INGEST_MAX_BODY_BYTES
     too_large = api_error(
@@ -93,7 +113,7 @@ def _refuse_invalid(validation: Validation) -> Response:
             status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
         )
     errors: list[ContractError] = validation.errors or validation.row_errors
-    count = len(errors)
+    count = errors.total if isinstance(errors, RowErrors) else len(errors)
     sentence = "1 value breaks" if count == 1 else f"{count} values break"
     shown = "" if count <= MAX_ERRORS_LISTED else f" (the first {MAX_ERRORS_LISTED} are listed)"
     return api_error(f"{sentence} the contribution contract{shown}; nothing was stored.", errors=_listed(errors))
@@ -166,7 +186,7 @@ class ContributeApi(APIView):
             "inserted": result.inserted,
             "updated": result.updated,
             "unchanged": result.unchanged,
-            "snapshot": newest_snapshot_id(),
+            "snapshot": result.snapshot,
             **_skipped_rows(validation),
         }
         return Response(body, status=status.HTTP_202_ACCEPTED)

@@ -112,6 +112,17 @@ class Envelope:
         return [dict(zip(STORED_FIELDS, row, strict=True)) for row in self.rows]
 
 
+# Errors listed in an answer: a request with 20,000 bad rows gets the first ones and a count, and
+# the others are counted without being built.
+MAX_ERRORS: Final = 100
+
+
+class RowErrors(list[ContractError]):
+    """The first MAX_ERRORS errors of skipped rows, in reading order, and how many there were in all."""
+
+    total: int = 0
+
+
 @dataclass(frozen=True, slots=True)
 class Validation:
     """The envelope with its valid rows, or None when the envelope itself is refused.
@@ -124,7 +135,7 @@ class Validation:
     errors: list[ContractError] = field(default_factory=list)
     # More rows than the cap: answered 413 rather than 400, before any row is looked at.
     too_many_rows: bool = False
-    row_errors: list[ContractError] = field(default_factory=list)
+    row_errors: RowErrors = field(default_factory=RowErrors)
     skipped: int = 0
 
     @property
@@ -484,7 +495,7 @@ def _clear_roles(columns: dict[str, list[Any]]) -> None:
 
 def _validate_rows(
     rows: list[list[Any]], cols: tuple[str, ...], today: date
-) -> tuple[list[tuple[Any, ...]], list[ContractError], int]:
+) -> tuple[list[tuple[Any, ...]], RowErrors, int]:
     """Check well-shaped rows column by column (one tight pass per column), then the rules between columns.
 
     Returns the valid rows normalized, the errors of the others, and how many were skipped.
@@ -496,12 +507,22 @@ def _validate_rows(
     checks = _column_checks(today)
     columns: dict[str, list[Any]] = {}
     bad_rows: set[int] = set()
+    problems_by_col: dict[str, list[tuple[int, str]]] = {}
     for col, raw_column in zip(cols, zip(*rows, strict=True) if rows else [() for _ in cols], strict=True):
         values, problems = checks[col](raw_column)
         columns[col] = values
+        if problems:
+            problems_by_col[col] = problems
+            bad_rows.update(index for index, _ in problems)
+    # Only the first rows' errors are ever listed: build those, and count the rest.
+    last_listed = sorted(bad_rows)[MAX_ERRORS - 1] if len(bad_rows) >= MAX_ERRORS else None
+    uncounted = 0
+    for col, problems in problems_by_col.items():
         for index, message in problems:
-            found.append((index, position[col], col, message))
-            bad_rows.add(index)
+            if last_listed is None or index <= last_listed:
+                found.append((index, position[col], col, message))
+            else:
+                uncounted += 1
     for col in SCHEMA_3_COLUMNS:
         if col not in columns:
             columns[col] = [DEFAULTS_FOR_MISSING[col]] * count
@@ -523,7 +544,8 @@ def _validate_rows(
             bad_rows.add(index)
 
     found.sort(key=lambda error: (error[0], error[1]))
-    errors = [ContractError(row, col, message) for row, _, col, message in found]
+    errors = RowErrors(ContractError(row, col, message) for row, _, col, message in found[:MAX_ERRORS])
+    errors.total = len(found) + uncounted
     ordered = [columns[col] for col in SCHEMA_3_COLUMNS]
     if not bad_rows:
         return list(zip(*ordered, strict=True)), errors, 0

@@ -23,7 +23,7 @@ from django.db.models.expressions import RawSQL
 from ingest.columns import FACT_FIELDS
 from ingest.contract import STORED_FIELDS, Envelope
 from ingest.models import Contributor, Cycle, Receipt, install_hash
-from ingest.selectors import forget_pool_counts
+from ingest.selectors import forget_pool_counts, newest_snapshot_id
 
 
 class InstallRetractedError(Exception):
@@ -36,6 +36,9 @@ class ContributionResult:
     inserted: int
     updated: int
     unchanged: int
+    # The newest published snapshot, read inside the write: once the rows are committed, nothing
+    # that could fail stands between the commit and the answer.
+    snapshot: str | None = None
 
 
 def _queue_recompute() -> None:
@@ -71,6 +74,9 @@ def contribute(*, envelope: Envelope, now: datetime, skipped: int = 0) -> Contri
     """
     digest = install_hash(envelope.install)
     generated = envelope.generated
+    if not envelope.rows:
+        # Nothing to store (an empty envelope, or every row skipped): no contributor row is made for it.
+        return _contribute_nothing(digest=digest, envelope=envelope, now=now, skipped=skipped)
     with transaction.atomic():
         contributor = _lock_contributor(digest=digest, now=now)
         if contributor.is_retracted:
@@ -125,7 +131,28 @@ def contribute(*, envelope: Envelope, now: datetime, skipped: int = 0) -> Contri
         )
         if inserted or updated:
             transaction.on_commit(_queue_recompute, robust=True)
-    return ContributionResult(accepted=len(envelope.rows), inserted=inserted, updated=updated, unchanged=unchanged)
+        snapshot = newest_snapshot_id()
+    return ContributionResult(
+        accepted=len(envelope.rows), inserted=inserted, updated=updated, unchanged=unchanged, snapshot=snapshot
+    )
+
+
+def _contribute_nothing(*, digest: str, envelope: Envelope, now: datetime, skipped: int) -> ContributionResult:
+    with transaction.atomic():
+        if Contributor.objects.filter(install_hash=digest, retracted_at__isnull=False).exists():
+            raise InstallRetractedError
+        Receipt.objects.create(
+            received_at=now,
+            schema=envelope.schema,
+            extractor=envelope.extractor,
+            accepted=0,
+            inserted=0,
+            updated=0,
+            unchanged=0,
+            skipped=skipped,
+        )
+        snapshot = newest_snapshot_id()
+    return ContributionResult(accepted=0, inserted=0, updated=0, unchanged=0, snapshot=snapshot)
 
 
 def _key_among(keys: list[str]) -> Q | RawSQL:

@@ -4,14 +4,38 @@ Public clients never see a stack trace; a sentence and, where rows are at fault,
 the row and column.
 """
 
+import logging
 from typing import Any
 
+from django.db import InterfaceError, OperationalError
 from rest_framework import exceptions, status
 from rest_framework.response import Response
-from rest_framework.views import exception_handler
+from rest_framework.views import exception_handler, set_rollback
+
+logger = logging.getLogger(__name__)
+
+
+# How long a client should wait before trying again when the database is out of reach.
+DATABASE_RETRY_SECONDS = 30
 
 
 def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response | None:
+    if isinstance(exc, OperationalError | InterfaceError):
+        # The database is out of reach (restarting, connections cut). A resend is safe: rows are keyed.
+        logger.warning("the database is unreachable: %s", type(exc).__name__)
+        set_rollback()
+        unavailable = Response(
+            {
+                "error": (
+                    "The service cannot reach its database right now. "
+                    "Try again shortly: sending the same rows again is safe."
+                ),
+                "errors": [],
+            },
+            status=status.HTTP_503_SERVICE_UNAVAILABLE,
+        )
+        unavailable["Retry-After"] = str(DATABASE_RETRY_SECONDS)
+        return unavailable
     response = exception_handler(exc, context)
     if response is None:
         return None
@@ -23,7 +47,9 @@ def api_exception_handler(exc: Exception, context: dict[str, Any]) -> Response |
         response.data = {"error": "The body must be JSON sent with content-type: application/json.", "errors": []}
         return response
     if isinstance(exc, exceptions.ParseError):
-        response.data = {"error": "The body is not valid JSON.", "errors": []}
+        # Our parser's own sentences are for the public; anything else a parser says is not.
+        ours = str(exc.detail).startswith("The body")
+        response.data = {"error": str(exc.detail) if ours else "The body is not valid JSON.", "errors": []}
         return response
     if isinstance(exc, exceptions.APIException):
         detail = exc.detail

@@ -183,3 +183,16 @@ def test_it_validates_twenty_thousand_rows() -> None:
 def test_it_orders_normalized_rows_as_the_cycle_key_then_the_facts() -> None:
     # The storage writes rows positionally in this order (COPY, the stored-copy comparison).
     assert ("cycle_key", *FACT_FIELDS) == STORED_FIELDS
+
+
+def test_it_builds_only_the_errors_it_lists_and_counts_the_rest() -> None:
+    body = json.loads(json.dumps(envelope(2000)))
+    for row in body["rows"]:
+        row[body["cols"].index("u")] = -1
+        row[body["cols"].index("tabort")] = 7
+
+    result = validate(body)
+
+    assert result.skipped == 2000
+    assert len(result.row_errors) == 100 and result.row_errors.total == 4000
+    assert [(e.row, e.col) for e in result.row_errors[:4]] == [(0, "u"), (0, "tabort"), (1, "u"), (1, "tabort")]

@@ -17,6 +17,7 @@ from leaderboard.models import Snapshot
 # The stats endpoint counts the whole cycles table: the counts are cached for this long, and
 # forgotten as soon as a contribution or retraction changes the rows (forget_pool_counts).
 POOL_COUNTS_CACHE_KEY: Final = "ingest:pool-counts"
+POOL_VERSION_KEY: Final = "ingest:pool-version"
 POOL_COUNTS_SECONDS: Final = 30
 
 logger = logging.getLogger(__name__)
@@ -51,25 +52,36 @@ def pool_cycles(*, since: date | None = None, until: date | None = None) -> Cycl
 
 
 def pool_counts() -> PoolCounts:
-    """count_pool(), cached for POOL_COUNTS_SECONDS; counted afresh when the cache is down (a read, so no harm)."""
+    """count_pool(), cached for POOL_COUNTS_SECONDS; counted afresh when the cache is down (a read, so no harm).
+
+    The cached counts carry the version of the pool they were counted at. A commit that changes rows
+    bumps the version (forget_pool_counts), so counts begun before it, but stored after it, are never
+    served: the stats show a 202's rows at once, not up to 30 seconds later.
+    """
     try:
-        cached = cache.get(POOL_COUNTS_CACHE_KEY)
+        held = cache.get_many([POOL_COUNTS_CACHE_KEY, POOL_VERSION_KEY])
     except RedisError:
         logger.warning("the cache is unreachable; counting the pool without it")
         return count_pool()
-    if isinstance(cached, PoolCounts):
-        return cached
+    version = held.get(POOL_VERSION_KEY, 0)
+    cached = held.get(POOL_COUNTS_CACHE_KEY)
+    if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == version and isinstance(cached[1], PoolCounts):
+        return cached[1]
     counts = count_pool()
     try:
-        cache.set(POOL_COUNTS_CACHE_KEY, counts, POOL_COUNTS_SECONDS)
+        cache.set(POOL_COUNTS_CACHE_KEY, (version, counts), POOL_COUNTS_SECONDS)
     except RedisError:
         logger.warning("the cache is unreachable; the pool counts are not cached")
     return counts
 
 
 def forget_pool_counts() -> None:
-    """Drop the cached counts, so the stats count the rows a commit just changed."""
-    cache.delete(POOL_COUNTS_CACHE_KEY)
+    """Retire the cached counts, so the stats count the rows a commit just changed."""
+    try:
+        cache.incr(POOL_VERSION_KEY)
+    except ValueError:  # no version yet
+        cache.add(POOL_VERSION_KEY, 1, None)
+        cache.incr(POOL_VERSION_KEY)
 
 
 def newest_snapshot_id() -> str | None:

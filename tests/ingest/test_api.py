@@ -528,3 +528,19 @@ def test_it_documents_every_endpoint_in_the_openapi_schema(api: Api) -> None:
     assert "/api/v1/{path}" not in paths
     assert "drf_spectacular_sidecar/redoc" in docs.content.decode()
     assert "cdn." not in docs.content.decode()
+
+
+def test_it_never_serves_counts_begun_before_a_commit_that_changed_rows(api: Api) -> None:
+    from django.core.cache import cache
+
+    from ingest.selectors import POOL_VERSION_KEY, count_pool, forget_pool_counts, pool_counts
+    from tests.factories import make_contributor, make_cycles
+
+    api.contribute(envelope(3))
+    version_before = cache.get(POOL_VERSION_KEY, 0)
+    slow_count = count_pool()  # a stats request starts counting...
+    make_cycles(make_contributor(), count=5)  # ...a contribution commits...
+    forget_pool_counts()  # ...and retires the cached counts...
+    cache.set(POOL_COUNTS_CACHE_KEY, (version_before, slow_count), 30)  # ...before the slow count is stored.
+
+    assert pool_counts().cycles == slow_count.cycles + 5 == 8

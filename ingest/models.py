@@ -12,6 +12,11 @@ from django.db.models import Exists, Max, Q
 NUMBERING_LOCK = 0x70726167  # "prag"
 
 
+def install_lock_key(digest: str) -> int:
+    """A PostgreSQL advisory lock key for one install: 60 bits of its keyed hash (a positive bigint)."""
+    return int(digest[:15], 16)
+
+
 def install_hash(install: uuid.UUID) -> str:
     """The keyed hash that stands for an install; the install itself is never stored."""
     key = settings.INSTALL_HASH_KEY.encode()
@@ -82,6 +87,22 @@ class Contributor(models.Model):
 
 # Scoring spec A1 as a filter (Cycle.is_judged says it of one row): a > 0, tedits > 0 and tpaths = 1.
 JUDGED_RULE = Q(assistant_steps__gt=0, edits__gt=0, edit_paths=1)
+
+
+class Retraction(models.Model):
+    """An install that asked for its data to be deleted, by keyed hash: later contributions from it get 410.
+
+    Kept apart from Contributor so that retracting an install never seen makes no contributor row.
+    """
+
+    install_hash = models.CharField(max_length=64, unique=True)
+    retracted_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["id"]
+
+    def __str__(self) -> str:
+        return f"retraction {self.id}"
 
 
 class CycleQuerySet(models.QuerySet["Cycle"]):

@@ -22,7 +22,7 @@ from django.db.models.expressions import RawSQL
 
 from ingest.columns import FACT_FIELDS
 from ingest.contract import STORED_FIELDS, Envelope
-from ingest.models import Contributor, Cycle, Receipt, install_hash
+from ingest.models import Contributor, Cycle, Receipt, Retraction, install_hash, install_lock_key
 from ingest.selectors import forget_pool_counts, newest_snapshot_id
 
 
@@ -54,6 +54,22 @@ def _queue_recompute() -> None:
         request_recompute()
 
 
+def _lock_install(digest: str) -> None:
+    """Serialize the writes of one install (contributions, retractions) until the transaction ends.
+
+    A lock on the install rather than on its contributor row: a retraction of an install never seen
+    has no row to lock, and must still not interleave with that install's first contribution. SQLite
+    runs one write transaction at a time anyway.
+    """
+    if connection.vendor == "postgresql":
+        with connection.cursor() as cursor:
+            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [install_lock_key(digest)])
+
+
+def _is_retracted(digest: str) -> bool:
+    return Retraction.objects.filter(install_hash=digest).exists()
+
+
 def _lock_contributor(*, digest: str, now: datetime) -> Contributor:
     """Create or touch the contributor and hold its row lock until the transaction ends."""
     Contributor.objects.bulk_create(
@@ -78,9 +94,10 @@ def contribute(*, envelope: Envelope, now: datetime, skipped: int = 0) -> Contri
         # Nothing to store (an empty envelope, or every row skipped): no contributor row is made for it.
         return _contribute_nothing(digest=digest, envelope=envelope, now=now, skipped=skipped)
     with transaction.atomic():
-        contributor = _lock_contributor(digest=digest, now=now)
-        if contributor.is_retracted:
+        _lock_install(digest)
+        if _is_retracted(digest):
             raise InstallRetractedError
+        contributor = _lock_contributor(digest=digest, now=now)
         stored = {
             values[0]: values
             for values in Cycle.objects.filter(_key_among([row[0] for row in envelope.rows]))
@@ -139,7 +156,7 @@ def contribute(*, envelope: Envelope, now: datetime, skipped: int = 0) -> Contri
 
 def _contribute_nothing(*, digest: str, envelope: Envelope, now: datetime, skipped: int) -> ContributionResult:
     with transaction.atomic():
-        if Contributor.objects.filter(install_hash=digest, retracted_at__isnull=False).exists():
+        if _is_retracted(digest):
             raise InstallRetractedError
         Receipt.objects.create(
             received_at=now,
@@ -253,17 +270,18 @@ def _column_type(field: models.Field[Any, Any] | None) -> str:
 def retract(*, install: uuid.UUID, now: datetime) -> int:
     """Delete every cycle of an install and remember its hash so later contributions get 410.
 
-    Idempotent: a second retraction deletes nothing and returns 0.
+    Idempotent: a second retraction deletes nothing and returns 0. An install never seen is
+    remembered too, without a contributor row.
     """
     digest = install_hash(install)
     with transaction.atomic():
-        Contributor.objects.bulk_create(
-            [Contributor(install_hash=digest, first_seen=now, last_seen=now, retracted_at=now)],
-            update_conflicts=True,
-            unique_fields=["install_hash"],
-            update_fields=["last_seen"],
+        _lock_install(digest)
+        Retraction.objects.bulk_create(
+            [Retraction(install_hash=digest, retracted_at=now)], ignore_conflicts=True, unique_fields=["install_hash"]
         )
-        contributor = Contributor.objects.only("id", "retracted_at").get(install_hash=digest)
+        contributor = Contributor.objects.only("id", "retracted_at").filter(install_hash=digest).first()
+        if contributor is None:
+            return 0
         deleted, _ = Cycle.objects.filter(contributor_id=contributor.id).delete()
         if contributor.retracted_at is None:
             Contributor.objects.filter(id=contributor.id).update(retracted_at=now)
@@ -280,5 +298,4 @@ class PreviewResult:
 
 def preview(*, envelope: Envelope) -> PreviewResult:
     """What a contribution would meet, without writing: only whether its install has retracted."""
-    retracted = Contributor.objects.filter(install_hash=install_hash(envelope.install), retracted_at__isnull=False)
-    return PreviewResult(accepted=len(envelope.rows), retracted=retracted.exists())
+    return PreviewResult(accepted=len(envelope.rows), retracted=_is_retracted(install_hash(envelope.install)))

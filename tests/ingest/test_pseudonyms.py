@@ -11,7 +11,7 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from ingest.models import Contributor, install_hash
+from ingest.models import Contributor, Retraction, install_hash
 from ingest.services import contribute, retract
 from tests.ingest.conftest import Api
 from tests.ingest.envelopes import cycle_facts, envelope
@@ -47,18 +47,19 @@ def test_it_numbers_two_contributors_c1_and_c2_whatever_requests_came_before(api
 
     assert (number_of(first), number_of(second)) == (1, 2)
     assert {contributor.pseudonym for contributor in Contributor.objects.filter(number__isnull=False)} == {"c1", "c2"}
-    # The ids did run ahead: a pseudonym made of them would have told how many requests came in.
-    assert Contributor.objects.get(number=2).id > 2
+    # Retractions and refused contributions leave no contributor row behind.
+    assert Contributor.objects.count() == 2
 
 
 @pytest.mark.django_db
-def test_it_gives_no_number_to_an_install_that_only_retracted(api: Api) -> None:
+def test_it_gives_no_number_and_no_row_to_an_install_that_only_retracted(api: Api) -> None:
     retracting = str(uuid.uuid4())
     api.retract(retracting)
     contributing = str(uuid.uuid4())
     api.contribute(envelope(1, install=contributing))
 
-    assert number_of(retracting) is None
+    assert not Contributor.objects.filter(install_hash=install_hash(uuid.UUID(retracting))).exists()
+    assert Retraction.objects.filter(install_hash=install_hash(uuid.UUID(retracting))).exists()
     assert number_of(contributing) == 1
 
 
@@ -131,3 +132,29 @@ def test_it_numbers_existing_contributors_with_cycles_in_id_order_when_migrating
 
     numbers = dict(Contributor.objects.values_list("id", "number"))
     assert (numbers[first.id], numbers[only_retracted.id], numbers[second.id]) == (1, None, 2)
+
+
+@pytest.mark.django_db
+def test_it_moves_retractions_apart_and_drops_the_rows_only_a_retraction_made_when_migrating() -> None:
+    import importlib
+
+    from django.apps import apps
+    from django.utils import timezone
+
+    from tests.factories import make_contributor, make_cycles
+
+    migration = importlib.import_module("ingest.migrations.0005_retraction")
+    now = timezone.now()
+    kept, only_retracted, left = make_contributor(), make_contributor(), make_contributor()
+    make_cycles(kept, count=2)
+    make_cycles(left, count=2, key_offset=10)
+    Contributor.objects.filter(id=only_retracted.id).update(retracted_at=now, number=None)
+    Contributor.objects.filter(id=left.id).update(retracted_at=now)
+
+    migration.remember_retractions_apart(apps, None)
+
+    assert set(Retraction.objects.values_list("install_hash", flat=True)) == {
+        only_retracted.install_hash,
+        left.install_hash,
+    }
+    assert set(Contributor.objects.values_list("id", flat=True)) == {kept.id, left.id}

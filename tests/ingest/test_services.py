@@ -13,7 +13,7 @@ from django.db import connection
 from django.utils import timezone
 
 from ingest.contract import Envelope, validate_envelope
-from ingest.models import Contributor, Cycle, Receipt
+from ingest.models import Contributor, Cycle, Receipt, Retraction
 from ingest.services import ContributionResult, InstallRetractedError, contribute, retract
 from tests.ingest.envelopes import cycle_facts, envelope
 
@@ -98,6 +98,27 @@ def test_it_leaves_nothing_behind_when_a_retraction_races_a_contribution() -> No
     assert deleted in (5, 395)
     assert isinstance(outcome, InstallRetractedError) == (deleted == 5)
     assert Contributor.objects.get().is_retracted
+
+
+@pytest.mark.django_db(transaction=True)
+@pytest.mark.parametrize("attempt", range(3))
+def test_it_leaves_nothing_behind_when_a_new_installs_first_contribution_races_its_retraction(attempt: int) -> None:
+    # No contributor row exists yet for either side to lock: the install's own lock must order them.
+    install = uuid.uuid4()
+    batch = validated(envelope([cycle_facts(i) for i in range(300)], install=str(install)))
+
+    def send() -> object:
+        try:
+            return contribute(envelope=batch, now=timezone.now())
+        except InstallRetractedError as refused:
+            return refused
+
+    outcome, deleted = run_together(send, lambda: retract(install=install, now=timezone.now()), expect=object)
+
+    assert Cycle.objects.count() == 0
+    assert deleted in (0, 300)
+    assert isinstance(outcome, InstallRetractedError) == (deleted == 0)
+    assert Retraction.objects.count() == 1
 
 
 @pytest.mark.django_db

@@ -20,6 +20,7 @@ from django.dispatch import receiver
 from leaderboard.models import Snapshot
 from leaderboard.selectors import EARLIEST_DAY, preset_window
 from leaderboard.services import GENERATION_KEY, cache_generation
+from scoring.public_labels import OTHER_LABEL
 
 # The six views in tab order, with the words a reader sees.
 VIEWS: dict[str, str] = {
@@ -538,6 +539,20 @@ VIEW_EXPLANATIONS: dict[str, str] = {
     "family": "the same, by model family",
     "modelEffort": "the model with its reasoning effort",
 }
+
+
+def other_words(min_contributors: int) -> str:
+    """What the pooled "(other)" label stands for, in one sentence."""
+    return (
+        f"{OTHER_LABEL} pools the models and efforts that fewer than {min_contributors} contributors sent and "
+        "no maintained list of models knows; their cycles count under that name."
+    )
+
+
+def has_other(view_doc: dict[str, Any]) -> bool:
+    labels = [str(g.get("label", "")) for g in [*view_doc.get("groups", []), *view_doc.get("provisional", [])]]
+    return any(OTHER_LABEL in label for label in labels)
+
 
 # The OpenCode plugin (ocInsights): its setting for the service's host, and where it keeps its install id.
 PLUGIN_URL_SETTING = "OC_INSIGHTS_CONTRIB_URL"

@@ -13,9 +13,11 @@ from django.core.cache import cache
 from django.db import connection
 
 from ingest.selectors import pool_cycles
+from leaderboard.labels import is_known_model
 from leaderboard.models import Snapshot
 from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
 from scoring.enrich import enrich_document
+from scoring.public_labels import fold_unshown_names
 
 # The scoring input: exactly the columns the scorer reads, in the order the one query selects them.
 FRAME_COLUMNS: tuple[str, ...] = CYCLE_COLUMNS
@@ -76,7 +78,7 @@ def _typed_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def cycles_frame(*, since: dt.date | None = None, until: dt.date | None = None) -> pd.DataFrame:
-    """Every stored cycle of contributors who have not retracted, in one query.
+    """Every cycle in the pool, in one query, with the names no ranking may show folded into "(other)".
 
     On PostgreSQL the rows come through COPY as CSV, which pandas parses far faster than
     Python tuples; elsewhere (the embedded SQLite default) through a plain cursor.
@@ -108,7 +110,11 @@ def cycles_frame(*, since: dt.date | None = None, until: dt.date | None = None) 
         else:
             cursor.execute(sql, params)
             frame = pd.DataFrame.from_records(cursor.fetchall(), columns=list(FRAME_COLUMNS))
-    return _typed_frame(frame[list(FRAME_COLUMNS)])
+    return fold_unshown_names(
+        _typed_frame(frame[list(FRAME_COLUMNS)]),
+        is_known_model=is_known_model,
+        min_contributors=settings.PUBLIC_LABEL_MIN_CONTRIBUTORS,
+    )
 
 
 def cycles_fingerprint(frame: pd.DataFrame, config: ScoringConfig) -> str:

@@ -16,6 +16,7 @@ from datetime import datetime
 from typing import Any, cast
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db.models.fields.json import KeyTransform
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
@@ -277,6 +278,8 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
                 "view_meta": view_meta,
                 "variance_words": pages.variance_share_words(view_meta),
                 "is_pairing_view": view in pages.PAIRING_VIEWS,
+                "has_other": pages.has_other(view_doc),
+                "other_words": pages.other_words(settings.PUBLIC_LABEL_MIN_CONTRIBUTORS),
             }
         )
         response = render_page("leaderboard/leaderboard.html", context, status=status)
@@ -500,6 +503,7 @@ def static_page(template: str, page: str) -> Callable[[HttpRequest], HttpRespons
                     "flags": pages.FLAG_WORDS,
                     "columns": pages.CONTRIBUTED_COLUMNS,
                     "views_explained": [(pages.VIEWS[key], text) for key, text in pages.VIEW_EXPLANATIONS.items()],
+                    "min_contributors": settings.PUBLIC_LABEL_MIN_CONTRIBUTORS,
                     "contribution_url": contribution_url,
                 }
             )

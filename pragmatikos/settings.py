@@ -161,6 +161,9 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = INGEST_MAX_BODY_BYTES + 1024
 SCORING_RESAMPLES = envint("SCORING_RESAMPLES", 200)
 SCORING_SEED = envint("SCORING_SEED", 20260909)
 SCORING_FAMILY_PATTERN = envstr("SCORING_FAMILY_PATTERN", "")
+# A model or effort name is shown only when this many contributors sent it, or a maintained list
+# knows it; others are pooled as "(other)" (scoring/public_labels.py).
+PUBLIC_LABEL_MIN_CONTRIBUTORS = envint("PUBLIC_LABEL_MIN_CONTRIBUTORS", 2)
 try:
     re.compile(SCORING_FAMILY_PATTERN)
 except re.error as exc:

@@ -183,7 +183,8 @@ def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subage
 def _tool_use(state: _Parse, block: dict[str, Any], ts: datetime | None, subagent: bool, cwd: Path | None) -> None:
     tool_id, name = str(block.get("id", "")), str(block.get("name", ""))
     state.tool_names[tool_id] = name
-    tool_input = block.get("input") if isinstance(block.get("input"), dict) else {}
+    raw_input = block.get("input")
+    tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
     result = state.results.get(tool_id)
     if name in EDIT_TOOLS:
         raw_path = tool_input.get("file_path") or tool_input.get("notebook_path")

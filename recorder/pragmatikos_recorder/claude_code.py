@@ -11,7 +11,8 @@ transcripts of Claude Code 1.x and 2.x):
 * `tool_use` {id, name, input} in assistant content, `tool_result` {tool_use_id, is_error,
   content} in the next user line. A rejected tool call is an error result saying the user
   doesn't want to proceed. Interruptions are user text "[Request interrupted by user…]".
-* Plan mode: a user line with `permissionMode: "plan"`; an accepted `ExitPlanMode` ends it.
+* Plan mode: `permissionMode: "plan"` on a user line (2.0.x) or a line of type `permission-mode`
+  (later versions); another mode, or an accepted `ExitPlanMode`, ends it.
 """
 
 from __future__ import annotations
@@ -143,6 +144,11 @@ def _larger(a: Tokens | None, b: Tokens | None) -> Tokens | None:
     )
 
 
+def _set_mode(state: _Parse, mode: Any) -> None:
+    if isinstance(mode, str) and mode:
+        state.mode = "plan" if mode == "plan" else "build"
+
+
 def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subagent: bool) -> None:
     message = entry.get("message") or {}
     content = message.get("content")
@@ -173,9 +179,7 @@ def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subage
         return
     if text.startswith(NOT_TYPED_PREFIXES):
         return
-    mode = entry.get("permissionMode")
-    if isinstance(mode, str):
-        state.mode = "plan" if mode == "plan" else "build"
+    _set_mode(state, entry.get("permissionMode"))
     state.events.append(Event(Kind.PROMPT, ts, phase=state.mode))
     state.last_ts[subagent] = ts
 
@@ -261,6 +265,8 @@ def parse(path: Path) -> list[Session]:
                 _user_line(state, entry, ts, subagent)
             elif entry.get("type") == "assistant":
                 _assistant_line(state, entry, ts, subagent, cwd)
+            elif entry.get("type") == "permission-mode" and not subagent:
+                _set_mode(state, entry.get("permissionMode"))
     if not any(e.kind is Kind.STEP and not e.subagent for e in state.events):
         return []
     return [Session(HARNESS, session_id, version, state.events, cwd=cwd)]

@@ -1,7 +1,8 @@
 """Codex CLI: ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl (or $CODEX_HOME/sessions).
 
 Lines are {timestamp, type, payload}, as Codex's rollout recorder writes them:
-* `session_meta` {id, cwd, cli_version, model_provider, git}; `turn_context` {model, effort, cwd}.
+* `session_meta` {id, cwd, cli_version, model_provider, git}; `turn_context` {model, effort, cwd,
+  collaboration_mode: {mode: plan|default, settings: {model, reasoning_effort}}} (plan mode in later versions).
 * `response_item`: the model's output items (`reasoning`, assistant `message`, `function_call`
   {name, arguments, call_id}, `custom_tool_call` {name: apply_patch, input, call_id}) and their
   results (`function_call_output` / `custom_tool_call_output` {call_id, output}). A step is a run
@@ -118,7 +119,7 @@ def parse(path: Path) -> list[Session]:
 
     session_id, version, provider = path.stem, "", "openai"
     cwd: Path | None = None
-    model, effort, phase = "", "", "build"
+    model, effort = "", ""
     phase_now: Phase = "build"
     events: list[Event] = []
     step: Event | None = None
@@ -132,11 +133,12 @@ def parse(path: Path) -> list[Session]:
             provider = str(payload.get("model_provider") or provider)
             cwd = Path(str(payload["cwd"])) if payload.get("cwd") else cwd
         elif kind == "turn_context":
-            model = str(payload.get("model") or model)
-            effort = str(payload.get("effort") or payload.get("reasoning_effort") or "")
-            mode = payload.get("collaboration_mode")
-            phase = str(mode.get("mode")) if isinstance(mode, dict) else phase
-            phase_now = "plan" if phase == "plan" else "build"
+            # Later versions carry a collaboration mode (plan or default) with its own model and effort.
+            mode = payload.get("collaboration_mode") if isinstance(payload.get("collaboration_mode"), dict) else {}
+            settings = mode.get("settings") if isinstance(mode.get("settings"), dict) else {}
+            model = str(payload.get("model") or settings.get("model") or model)
+            effort = str(payload.get("effort") or settings.get("reasoning_effort") or "")
+            phase_now = "plan" if mode.get("mode") == "plan" else "build"
             cwd = Path(str(payload["cwd"])) if payload.get("cwd") else cwd
         elif kind == "event_msg":
             event_type = payload.get("type")

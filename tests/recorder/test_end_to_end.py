@@ -49,31 +49,35 @@ def test_it_puts_the_users_cycles_into_the_service_and_its_rankings(
 
     code, out = run(capsys, "submit", "--url", url, *log_options(world))
     assert code == 0, out
-    assert "accepted 10: inserted 10, updated 0, unchanged 0, skipped 0" in out
+    assert "accepted 11: inserted 11, updated 0, unchanged 0, skipped 0" in out
 
     stats = get_json(f"{site}/api/v1/stats")
     # Judged: a > 0, tedits > 0, tpaths = 1. Not judged: Claude Code's plan-only cycle and its session outside
     # any repository, aider's session that edited nothing.
-    assert (stats["cycles"], stats["judged"], stats["contributors"]) == (10, 7, 1)
+    assert (stats["cycles"], stats["judged"], stats["contributors"]) == (11, 8, 1)
 
     code, out = run(capsys, "submit", "--url", url, *log_options(world))
-    assert "accepted 10: inserted 0, updated 0, unchanged 10, skipped 0" in out
+    assert "accepted 11: inserted 0, updated 0, unchanged 11, skipped 0" in out
 
     assert recompute_snapshot(force=True) is not None
     views = get_json(f"{site}/api/v1/pool.json")["views"]
-    assert {"claude-opus-4.5 → claude-sonnet-4.5", "claude-sonnet-4 → claude-3.5-haiku"} <= labels(views["modelCombo"])
+    assert {
+        "claude-opus-4.5 → claude-sonnet-4.5",
+        "gpt-5 → gpt-5-codex",
+        "claude-sonnet-4 → claude-3.5-haiku",
+    } <= labels(views["modelCombo"])
     assert {"claude-sonnet-4.5", "gpt-5-codex", "claude-sonnet-4"} <= labels(views["model"])
     exported = list(csv.DictReader(io.StringIO(get(f"{site}/data/cycles.csv").decode())))
-    assert Counter(row["harness"] for row in exported) == {"claude-code": 5, "codex": 2, "aider": 3}
-    assert {row["harness_version"] for row in exported} == {"2.0.30", "2.0.31", "0.46.0", "0.86.1"}
+    assert Counter(row["harness"] for row in exported) == {"claude-code": 5, "codex": 3, "aider": 3}
+    assert {row["harness_version"] for row in exported} == {"2.0.30", "2.0.31", "0.46.0", "0.66.0", "0.86.1"}
 
     code, out = run(capsys, "status", "--url", url, *log_options(world))
     assert code == 0
-    assert "10 cycles, 7 judged, 1 contributors" in out
+    assert "11 cycles, 8 judged, 1 contributors" in out
     assert "claude-code: 3 log files" in out
 
     code, out = run(capsys, "retract", "--yes", "--url", url)
-    assert (code, out.strip()) == (0, "deleted 10 cycles; this install's later contributions will be refused")
+    assert (code, out.strip()) == (0, "deleted 11 cycles; this install's later contributions will be refused")
     assert get_json(f"{site}/api/v1/stats")["cycles"] == 0
     code, out = run(capsys, "submit", "--url", url, *log_options(world))
     assert code == 1
@@ -87,11 +91,11 @@ def test_it_previews_without_sending_and_hides_the_install_id(
     code, out = run(capsys, "submit", "--dry-run", *log_options(world))
     assert code == 0
     body = json.loads(out)
-    assert len(body["rows"]) == 10
+    assert len(body["rows"]) == 11
     assert body["install"].startswith("<install id")
     code, out = run(capsys, "submit", "--dry-run", "--show-install", "--harness", "codex", *log_options(world))
     body = json.loads(out)
-    assert len(body["rows"]) == 2
+    assert len(body["rows"]) == 3
     assert body["install"] == json.loads((world.config / "install.json").read_text())["install"]
 
 

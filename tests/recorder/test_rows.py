@@ -46,7 +46,8 @@ CLAUDE_CODE = [
          pm="", pp="", bm="claude-opus-4.5", bp="anthropic",
          u=1, a=2, tedits=1, tpaths=1, teerr=0, tcost=0.0006, tship=0, thrs=40 / 3600, tver=0, tabort=0,
          latmed=19.5, tshipe=1, **NO_EFFORT, harness="claude-code", hversion="2.0.31"),
-    # Session 2, cycle 1: a return to plan mode after building starts a new cycle; it only plans (role 1).
+    # Session 2, cycle 1: a return to plan mode after building (a `permission-mode` line) starts a new cycle;
+    # it only plans (role 1).
     # thrs: 09:10:00 -> 09:20:20, the 9.5-minute pause counted whole: 620 s.
     dict(day="2025-03-18", model="claude-opus-4.5", prov="anthropic", role=1,
          pm="claude-opus-4.5", pp="anthropic", bm="", bp="",
@@ -76,6 +77,15 @@ CODEX = [
          pm="", pp="", bm="gpt-5-codex", bp="openai",
          u=2, a=3, tedits=1, tpaths=1, teerr=0, tcost=0.004625, tship=0, thrs=80.5 / 3600, tver=0, tabort=1,
          latmed=10.0, tshipe=0, variant="high", pv="", bv="medium", harness="codex", hversion="0.46.0"),
+    # Session 2 (a later version): a turn in plan collaboration mode (gpt-5, effort from the mode's settings),
+    # then a default turn (gpt-5-codex, low). `exec_command` output in plain text, "Process exited with code 0";
+    # cargo clippy after the edit. The session's model is the builder's (3 steps against 1).
+    # Tokens: gpt-5 2000*1.25 + 400*10 = 0.0065; gpt-5-codex 1000*1.25 + 2000*0.125 + 300*10 = 0.0045.
+    # Nothing committed and on 21 March the window is open: pending.
+    dict(day="2025-03-19", model="gpt-5-codex", prov="openai", role=2,
+         pm="gpt-5", pp="openai", bm="gpt-5-codex", bp="openai",
+         u=2, a=4, tedits=1, tpaths=1, teerr=0, tcost=0.011, tship=0, thrs=99.5 / 3600, tver=1, tabort=0,
+         latmed=10.0, tshipe=1, variant="low", pv="high", bv="low", harness="codex", hversion="0.66.0"),
 ]  # fmt: skip
 
 AIDER = [
@@ -133,7 +143,7 @@ def test_it_keeps_cycle_keys_stable_across_scans_and_distinct_between_cycles(wor
     first = [row["cycle_key"] for harness in ("claude-code", "codex", "aider") for row in rows_of(world, harness)]
     again = [row["cycle_key"] for harness in ("claude-code", "codex", "aider") for row in rows_of(world, harness)]
     assert first == again
-    assert len(set(first)) == len(first) == 10
+    assert len(set(first)) == len(first) == 11
     other_secret = to_rows(scan(("codex",), world.roots, now=NOW, progress=False), b"\x02" * 32).rows
     assert {row[0] for row in other_secret}.isdisjoint(first)
 
@@ -146,10 +156,10 @@ def test_it_judges_a_window_closed_once_seven_days_have_passed(world: World) -> 
 
 
 def test_it_only_counts_sessions_active_within_since_days(world: World) -> None:
-    # On 21 March, 5 days back reaches only the sessions of 18 March (Claude Code sessions 2 and 3).
+    # On 21 March, 5 days back reaches Claude Code's sessions 2 and 3 (18 March) and Codex's session 2 (19 March).
     recent = scan(("claude-code", "codex"), world.roots, since_days=5, now=NOW, progress=False)
-    assert sorted({c.start.date().isoformat() for c in recent}) == ["2025-03-18"]
-    assert len(recent) == 3
+    assert sorted({c.start.date().isoformat() for c in recent}) == ["2025-03-18", "2025-03-19"]
+    assert len(recent) == 4
 
 
 def step(model: str, tokens: Tokens) -> Event:

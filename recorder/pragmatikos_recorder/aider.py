@@ -73,7 +73,8 @@ def _commit_time(repo: Path, commit: str) -> datetime | None:
 
 class _SessionReader:
     def __init__(self, path: Path, started: str) -> None:
-        self.repo = path.parent
+        # aider names files relative to the repository's top level, where it keeps the history by default.
+        self.repo = next((d for d in (path.parent, *path.parent.parents) if (d / ".git").exists()), path.parent)
         self.started_text = started
         self.started = datetime.strptime(started, "%Y-%m-%d %H:%M:%S").astimezone()  # local time
         self.now = self.started

@@ -128,16 +128,14 @@ def cmd_submit(args: argparse.Namespace) -> int:
         body = envelope(rows, install if args.show_install else MASKED_INSTALL)
         print(json.dumps(body, indent=1))
         return 0
+    if not rows:
+        print("nothing to send")
+        return 0
     url = contribution_url(args.url)
-    ok = True
-    for start in range(0, max(len(rows), 1), BATCH_ROWS):
-        if not rows:
-            print("nothing to send")
-            break
-        ok = _report(request(url, envelope(rows[start : start + BATCH_ROWS], install))) and ok
-        if not ok:
-            break
-    return 0 if ok else 1
+    for start in range(0, len(rows), BATCH_ROWS):
+        if not _report(request(url, envelope(rows[start : start + BATCH_ROWS], install))):
+            return 1
+    return 0
 
 
 def cmd_retract(args: argparse.Namespace) -> int:

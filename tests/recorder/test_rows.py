@@ -175,3 +175,21 @@ def test_it_prices_nothing_when_a_model_is_not_on_the_price_list() -> None:
     assert cycle_facts(priced, judge)[0].tcost == pytest.approx(3.0)
     assert cycle_facts(mixed, judge)[0].tcost == 0.0
     assert len(cut(mixed)) == 1
+
+
+def test_it_reads_subagents_kept_beside_the_session_by_older_versions(world: World) -> None:
+    project = world.roots.claude / "projects" / "-repos-app"
+    nested = project / "5b1f0c9e-2d4a-4c1e-9f3b-7a2e8d6c1b01" / "subagents" / "agent-a1b2c3d.jsonl"
+    nested.rename(project / "agent-a1b2c3d.jsonl")
+    first = rows_of(world, "claude-code")[0]
+    # The subagent's Write and its two haiku steps' cost still count; the file is not a session of its own.
+    assert (first["tedits"], first["a"]) == (3, 7)
+    assert first["tcost"] == pytest.approx(0.02579, abs=5e-5)
+    assert len(rows_of(world, "claude-code")) == 5
+
+
+def test_it_finds_aider_files_relative_to_the_repository_top_level(world: World) -> None:
+    history = world.cli / ".aider.chat.history.md"
+    (world.cli / "sub").mkdir()
+    history.rename(world.cli / "sub" / ".aider.chat.history.md")
+    assert_rows(rows_of(world, "aider"), AIDER)

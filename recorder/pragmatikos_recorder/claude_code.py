@@ -4,10 +4,14 @@ One JSON object per line. Facts read, as real transcripts hold them (checked aga
 transcripts of Claude Code 1.x and 2.x):
 * `type` user/assistant (others: summary, system, file-history-snapshot… are skipped);
   `timestamp`, `sessionId`, `cwd`, `version`, `isSidechain`, `isMeta`, `permissionMode`.
-* An assistant API message is written as one line per content block, each line repeating
-  `message.id` and `message.usage`: a step is one distinct `message.id`, its usage counted once
-  (the largest count seen on its lines). `message.model` `<synthetic>` marks a message Claude
-  Code made itself (errors, interruptions), not a model step.
+* An assistant API message is written as one line per content block (and sometimes as streaming
+  partials), each line repeating `message.id`, `requestId` and `message.usage`: a step is one
+  (`message.id`, `requestId`), its usage counted once (the largest count seen on its lines). Without
+  a `requestId` (gateways, some transports, which may reuse one id for every message) only
+  adjacent lines of one id are one step. A resumed session's file repeats earlier requests and
+  entries: those already read from another file (same ids, same `uuid`) are skipped.
+  `message.model` `<synthetic>` marks a message Claude Code made itself (errors, interruptions),
+  not a model step.
 * `tool_use` {id, name, input} in assistant content, `tool_result` {tool_use_id, is_error,
   content} in the next user line. A rejected tool call is an error result saying the user
   doesn't want to proceed. Interruptions are user text "[Request interrupted by user…]".
@@ -46,7 +50,9 @@ def find_logs(root: Path) -> list[Path]:
     projects = root / "projects"
     if not projects.is_dir():
         return []
-    return sorted(p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-"))
+    # Oldest first: a resumed session's file repeats what an older one holds, and the older one keeps it.
+    found = [p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-")]
+    return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
 
 
 def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
@@ -92,8 +98,23 @@ class _Parse:
     tool_names: dict[str, str] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
     steps: dict[str, Event] = field(default_factory=dict)
+    # The step the previous assistant line of each chain (main, subagent) belonged to, and its message id.
+    open_step: dict[bool, tuple[str, Event] | None] = field(default_factory=lambda: {False: None, True: None})
     mode: Phase = "build"
     last_ts: dict[bool, datetime | None] = field(default_factory=lambda: {False: None, True: None})
+
+
+@dataclass(slots=True)
+class Seen:
+    """Request keys and entry uuids already read in this scan, so a resumed session's copies count once."""
+
+    requests: set[str] = field(default_factory=set)
+    uuids: set[str] = field(default_factory=set)
+
+
+def _request_key(entry: dict[str, Any]) -> str | None:
+    message_id, request_id = (entry.get("message") or {}).get("id"), entry.get("requestId")
+    return f"{message_id}:{request_id}" if message_id and request_id else None
 
 
 def _collect_results(entries: list[dict[str, Any]]) -> dict[str, _Result]:
@@ -153,6 +174,7 @@ def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subage
     message = entry.get("message") or {}
     content = message.get("content")
     blocks = content if isinstance(content, list) else []
+    state.open_step[subagent] = None
     has_result = False
     for block in blocks:
         if not (isinstance(block, dict) and block.get("type") == "tool_result"):
@@ -217,16 +239,22 @@ def _assistant_line(
     model = str(message.get("model") or "")
     if not model or model == "<synthetic>":
         return
-    message_id = str(message.get("id") or entry.get("uuid") or len(state.events))
-    step = state.steps.get(message_id)
+    message_id = str(message.get("id") or entry.get("uuid") or "")
+    key = _request_key(entry)
+    step = state.steps.get(key) if key else None
+    open_step = state.open_step[subagent]
+    if step is None and key is None and open_step is not None and message_id and open_step[0] == message_id:
+        step = open_step[1]
     if step is None:
         previous = state.last_ts[subagent]
         latency = (ts - previous).total_seconds() if ts and previous else None
         step = Event(
             Kind.STEP, ts, phase=state.mode, subagent=subagent, model=model, provider="anthropic", latency=latency
         )
-        state.steps[message_id] = step
+        if key:
+            state.steps[key] = step
         state.events.append(step)
+    state.open_step[subagent] = (message_id, step)
     step.tokens = _larger(step.tokens, _tokens(message.get("usage")))
     state.last_ts[subagent] = ts
     content = message.get("content")
@@ -247,11 +275,33 @@ def _subagent_files(path: Path, session_id: str) -> list[Path]:
     return nested + beside
 
 
-def parse(path: Path) -> list[Session]:
-    """One transcript (and its subagents) as a session; [] when it holds no assistant step."""
+def _not_seen(entries: list[dict[str, Any]], seen: Seen) -> list[dict[str, Any]]:
+    return [
+        e for e in entries if str(e.get("uuid", "")) not in seen.uuids and (_request_key(e) or "") not in seen.requests
+    ]
+
+
+def _remember(entries: list[dict[str, Any]], seen: Seen) -> None:
+    for entry in entries:
+        if entry.get("uuid"):
+            seen.uuids.add(str(entry["uuid"]))
+        if key := _request_key(entry):
+            seen.requests.add(key)
+
+
+def parse(path: Path, seen: Seen | None = None) -> list[Session]:
+    """One transcript (and its subagents) as a session; [] when it holds no assistant step.
+
+    `seen` carries what earlier files of the same scan held (read oldest first), so the copies a
+    resumed session makes of them are not counted again.
+    """
+    seen = seen if seen is not None else Seen()
     main = list(_read_lines(path))
     session_id = next((str(e["sessionId"]) for e in main if e.get("sessionId")), path.stem)
     sub_entries = [entry for sub in _subagent_files(path, session_id) for entry in _read_lines(sub)]
+    everything = main + sub_entries
+    main, sub_entries = _not_seen(main, seen), _not_seen(sub_entries, seen)
+    _remember(everything, seen)
     state = _Parse(results=_collect_results(main + sub_entries))
     cwd = next((Path(str(e["cwd"])) for e in main if e.get("cwd")), None)
     version = ""

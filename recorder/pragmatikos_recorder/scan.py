@@ -35,7 +35,8 @@ Parser = Callable[[Path], list[Session]]
 
 def find(harness: str, roots: Roots) -> tuple[list[Path], Parser]:
     if harness == "claude-code":
-        return claude_code.find_logs(roots.claude), claude_code.parse
+        seen = claude_code.Seen()  # shared by the scan's files: resumed sessions repeat older ones
+        return claude_code.find_logs(roots.claude), lambda path: claude_code.parse(path, seen)
     if harness == "codex":
         return codex.find_logs(roots.codex), codex.parse
     return aider.find_logs(roots.aider), aider.parse

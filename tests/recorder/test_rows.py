@@ -7,9 +7,13 @@ claude-haiku-4.5 $1 in, $5 out; gpt-5-codex $1.25 in, $0.125 cached in, $10 out.
 
 from __future__ import annotations
 
+import json
+import os
+from pathlib import Path
 from typing import Any
 
 import pytest
+from pragmatikos_recorder import claude_code
 from pragmatikos_recorder.cycles import cut, cycle_facts
 from pragmatikos_recorder.envelope import COLUMNS, to_rows
 from pragmatikos_recorder.git_ship import ShipJudge
@@ -193,3 +197,54 @@ def test_it_finds_aider_files_relative_to_the_repository_top_level(world: World)
     (world.cli / "sub").mkdir()
     history.rename(world.cli / "sub" / ".aider.chat.history.md")
     assert_rows(rows_of(world, "aider"), AIDER)
+
+
+def test_it_counts_once_what_a_resumed_session_copies_from_the_one_it_resumes(world: World) -> None:
+    project = world.roots.claude / "projects" / "-repos-app"
+    original = project / "5b1f0c9e-2d4a-4c1e-9f3b-7a2e8d6c1b01.jsonl"
+    resumed_id = "5b1f0c9e-2d4a-4c1e-9f3b-7a2e8d6c1b09"
+    copied = [json.loads(line) | {"sessionId": resumed_id} for line in original.read_text().splitlines()]
+    base = {"isSidechain": False, "userType": "external", "cwd": str(world.app), "sessionId": resumed_id}
+    new = [
+        base | {"type": "user", "uuid": "r-1", "timestamp": "2025-03-10T11:00:00.000Z",
+                "message": {"role": "user", "content": "Thanks, anything else?"}},
+        base | {"type": "assistant", "uuid": "r-2", "timestamp": "2025-03-10T11:00:10.000Z", "requestId": "req_r",
+                "message": {"id": "msg_r", "role": "assistant", "model": "claude-sonnet-4-5-20250929",
+                            "content": [{"type": "text", "text": "No."}],
+                            "usage": {"input_tokens": 10, "output_tokens": 10}}},
+    ]  # fmt: skip
+    resumed = project / f"{resumed_id}.jsonl"
+    resumed.write_text("".join(json.dumps(entry) + "\n" for entry in copied + new))
+    later = original.stat().st_mtime + 3600
+    os.utime(resumed, (later, later))
+    rows = rows_of(world, "claude-code")
+    assert_rows(rows[:5], CLAUDE_CODE)
+    # Only what the resumed file added: 10 s from prompt to step, 10*3 + 10*15 per million.
+    assert_rows(
+        rows[5:],
+        [dict(day="2025-03-10", model="claude-sonnet-4.5", prov="anthropic", role=2,
+              pm="", pp="", bm="claude-sonnet-4.5", bp="anthropic",
+              u=1, a=1, tedits=0, tpaths=0, teerr=0, tcost=0.00018, tship=0, thrs=10 / 3600, tver=0, tabort=0,
+              latmed=10.0, tshipe=0, **NO_EFFORT, harness="claude-code", hversion="")],
+    )  # fmt: skip
+
+
+def test_it_tells_messages_apart_behind_a_gateway_that_reuses_one_message_id(tmp_path: Path) -> None:
+    def line(kind: str, second: int, **fields: Any) -> str:
+        entry = {"type": kind, "sessionId": "g", "timestamp": f"2025-03-10T10:00:{second:02d}.000Z", **fields}
+        return json.dumps(entry) + "\n"
+
+    def reply(second: int, block: dict[str, Any]) -> str:
+        message = {"id": "ocgo", "model": "kimi-k2", "content": [block], "usage": {"output_tokens": 5}}
+        return line("assistant", second, message=message)
+
+    session = tmp_path / "g.jsonl"
+    session.write_text(
+        line("user", 0, message={"content": "list the files"})
+        + reply(5, {"type": "text", "text": "Listing."})
+        + reply(5, {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}})
+        + line("user", 6, message={"content": [{"type": "tool_result", "tool_use_id": "t1", "content": "a"}]})
+        + reply(9, {"type": "text", "text": "One file."})
+    )
+    [parsed] = claude_code.parse(session)
+    assert [e.latency for e in parsed.events if e.kind is Kind.STEP] == [5.0, 3.0]

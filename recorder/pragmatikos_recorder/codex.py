@@ -81,6 +81,10 @@ def _succeeded(output: Any) -> bool:
     return not lowered.startswith(("error", "failed", "apply_patch verification failed"))
 
 
+def _mapping(raw: Any) -> dict[str, Any]:
+    return raw if isinstance(raw, dict) else {}
+
+
 def _arguments(raw: Any) -> dict[str, Any]:
     if isinstance(raw, dict):
         return raw
@@ -134,8 +138,8 @@ def parse(path: Path) -> list[Session]:
             cwd = Path(str(payload["cwd"])) if payload.get("cwd") else cwd
         elif kind == "turn_context":
             # Later versions carry a collaboration mode (plan or default) with its own model and effort.
-            mode = payload.get("collaboration_mode") if isinstance(payload.get("collaboration_mode"), dict) else {}
-            settings = mode.get("settings") if isinstance(mode.get("settings"), dict) else {}
+            mode = _mapping(payload.get("collaboration_mode"))
+            settings = _mapping(mode.get("settings"))
             model = str(payload.get("model") or settings.get("model") or model)
             effort = str(payload.get("effort") or settings.get("reasoning_effort") or "")
             phase_now = "plan" if mode.get("mode") == "plan" else "build"

@@ -12,6 +12,8 @@ Lines are {timestamp, type, payload}, as Codex's rollout recorder writes them:
 * `event_msg`: `user_message` (what the person typed), `turn_aborted` (an interruption),
   `token_count` {info: {total_token_usage: {input_tokens, cached_input_tokens, output_tokens,
   reasoning_output_tokens}}}: running totals, so a cycle's tokens are the growth of the totals.
+* Subagent threads (later versions) have rollouts of their own whose session_meta says
+  `source: {subagent: {thread_spawn: {parent_thread_id}}}`; their work is read with the parent's.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
@@ -113,7 +116,58 @@ def _patch_files(patch: str, base: Path | None) -> tuple[Path, ...]:
     return tuple(files)
 
 
-def parse(path: Path) -> list[Session]:
+@dataclass(frozen=True, slots=True)
+class Subagents:
+    """Which rollouts are subagent threads (later versions), by the parent thread they work for."""
+
+    of_parent: dict[str, list[Path]] = field(default_factory=dict)
+    paths: frozenset[Path] = frozenset()
+
+
+def _parent_thread(meta: dict[str, Any]) -> str | None:
+    """The parent thread id of a subagent's session_meta; "" for a subagent without one; None for a main thread."""
+    source = meta.get("source")
+    if not (isinstance(source, dict) and "subagent" in source) and meta.get("thread_source") != "subagent":
+        return None
+    spawn = _mapping(_mapping(_mapping(source).get("subagent")).get("thread_spawn"))
+    return str(spawn.get("parent_thread_id") or "")
+
+
+def index_subagents(paths: list[Path]) -> Subagents:
+    """Reads each rollout's first line (its session_meta) to find the subagent threads and their parents."""
+    of_parent: dict[str, list[Path]] = {}
+    children = set()
+    for path in paths:
+        first = next(_lines(path), None)
+        if first is None or first.get("type") != "session_meta":
+            continue
+        parent = _parent_thread(first["payload"])
+        if parent is not None:
+            children.add(path)
+            if parent:
+                of_parent.setdefault(parent, []).append(path)
+    return Subagents(of_parent, frozenset(children))
+
+
+def parse(path: Path, subagents: Subagents | None = None) -> list[Session]:
+    """One rollout as a session, with the work of its subagent threads; [] for a subagent's own rollout."""
+    subagents = subagents or Subagents()
+    if path in subagents.paths:
+        return []
+    session = _read(path)
+    if session is None:
+        return []
+    for child_path in subagents.of_parent.get(session.session_id, []):
+        child = _read(child_path)
+        for event in child.events if child else []:
+            # The subagent's "prompt" is the task its parent gave it, not something the person typed.
+            if event.kind is not Kind.PROMPT:
+                event.subagent = True
+                session.events.append(event)
+    return [session]
+
+
+def _read(path: Path) -> Session | None:
     entries = list(_lines(path))
     outputs: dict[str, tuple[bool, datetime | None]] = {}
     for entry in entries:
@@ -188,8 +242,8 @@ def parse(path: Path) -> list[Session]:
                 events.append(step)
             _tool_call(events, payload, ts, phase_now, outputs, cwd)
     if not any(e.kind is Kind.STEP for e in events):
-        return []
-    return [Session(HARNESS, session_id, version, events, cwd=cwd)]
+        return None
+    return Session(HARNESS, session_id, version, events, cwd=cwd)
 
 
 def _tool_call(

@@ -38,7 +38,9 @@ def find(harness: str, roots: Roots) -> tuple[list[Path], Parser]:
         seen = claude_code.Seen()  # shared by the scan's files: resumed sessions repeat older ones
         return claude_code.find_logs(roots.claude), lambda path: claude_code.parse(path, seen)
     if harness == "codex":
-        return codex.find_logs(roots.codex), codex.parse
+        paths = codex.find_logs(roots.codex)
+        subagents = codex.index_subagents(paths)
+        return paths, lambda path: codex.parse(path, subagents)
     return aider.find_logs(roots.aider), aider.parse
 
 

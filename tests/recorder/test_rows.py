@@ -82,13 +82,15 @@ CODEX = [
          u=2, a=3, tedits=1, tpaths=1, teerr=0, tcost=0.004625, tship=0, thrs=80.5 / 3600, tver=0, tabort=1,
          latmed=10.0, tshipe=0, variant="high", pv="", bv="medium", harness="codex", hversion="0.46.0"),
     # Session 2 (a later version): a turn in plan collaboration mode (gpt-5, effort from the mode's settings),
-    # then a default turn (gpt-5-codex, low). `exec_command` output in plain text, "Process exited with code 0";
-    # cargo clippy after the edit. The session's model is the builder's (3 steps against 1).
-    # Tokens: gpt-5 2000*1.25 + 400*10 = 0.0065; gpt-5-codex 1000*1.25 + 2000*0.125 + 300*10 = 0.0045.
+    # then a default turn (gpt-5-codex, low) that spawns a subagent thread (its own rollout file): its patch
+    # counts as an edit, its steps and its task message do not count as steps or prompts. `exec_command` output
+    # in plain text, "Process exited with code 0"; cargo clippy after the subagent's edit. The session's model is
+    # the builder's (3 steps against 1). Tokens: gpt-5 2000*1.25 + 400*10 = 0.0065; gpt-5-codex
+    # 1000*1.25 + 2000*0.125 + 300*10 = 0.0045; the subagent's gpt-5-mini 1000*0.25 + 100*2 = 0.00045.
     # Nothing committed and on 21 March the window is open: pending.
     dict(day="2025-03-19", model="gpt-5-codex", prov="openai", role=2,
          pm="gpt-5", pp="openai", bm="gpt-5-codex", bp="openai",
-         u=2, a=4, tedits=1, tpaths=1, teerr=0, tcost=0.011, tship=0, thrs=99.5 / 3600, tver=1, tabort=0,
+         u=2, a=4, tedits=2, tpaths=1, teerr=0, tcost=0.01145, tship=0, thrs=99.5 / 3600, tver=1, tabort=0,
          latmed=10.0, tshipe=1, variant="low", pv="high", bv="low", harness="codex", hversion="0.66.0"),
 ]  # fmt: skip
 

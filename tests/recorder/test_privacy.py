@@ -6,9 +6,11 @@ import json
 from datetime import UTC, datetime
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pragmatikos_recorder.config import load_identity
 from pragmatikos_recorder.envelope import envelope, to_rows
-from pragmatikos_recorder.privacy import is_private, safe_token, safe_version
+from pragmatikos_recorder.privacy import is_private, safe_effort, safe_token, safe_version
 from pragmatikos_recorder.scan import HARNESSES, scan
 
 from ingest.contract import privacy_problem, validate_envelope
@@ -61,3 +63,17 @@ def test_it_blanks_a_value_that_could_identify_rather_than_sending_it() -> None:
     assert safe_token("Claude-Opus-4.5") == "claude-opus-4.5"
     assert safe_version("1.2.3.4") == ""  # shaped like an IPv4 address
     assert safe_version("2.0.30") == "2.0.30"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.text(max_size=40) | st.from_regex(r"[a-z0-9][a-z0-9._:+@/-]{0,40}", fullmatch=True))
+def test_it_only_ever_sends_values_the_server_accepts(raw: str) -> None:
+    model, effort, version = safe_token(raw), safe_effort(raw), safe_version(raw)
+    provider = "anthropic" if model else ""
+    row = [
+        "0123456789abcdef", "2025-03-10", model or "some-model", "anthropic", 2, "", "", model, provider,
+        1, 1, 0, 0, 0, 0.0, 0, 0.0, 0, 0, -1.0, 2, effort, "", effort if model else "", "claude-code", version,
+    ]  # fmt: skip
+    body = envelope([row], "5b1f0c9e-2d4a-4c1e-9f3b-7a2e8d6c1b0f")
+    checked = validate_envelope(body, now=datetime.now(UTC), max_rows=10)
+    assert checked.errors == []

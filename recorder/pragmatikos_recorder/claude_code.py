@@ -1,0 +1,322 @@
+"""Claude Code: ~/.claude/projects/<dir>/<session>.jsonl (+ <session>/subagents/*.jsonl).
+
+One JSON object per line. Facts read, as real transcripts hold them (checked against public
+transcripts of Claude Code 1.x and 2.x):
+* `type` user/assistant (others: summary, system, file-history-snapshot… are skipped);
+  `timestamp`, `sessionId`, `cwd`, `version`, `isSidechain`, `isMeta`, `permissionMode`.
+* An assistant API message is written as one line per content block (and sometimes as streaming
+  partials), each line repeating `message.id`, `requestId` and `message.usage`: a step is one
+  (`message.id`, `requestId`), its usage counted once (the largest count seen on its lines). Without
+  a `requestId` (gateways, some transports, which may reuse one id for every message) only
+  adjacent lines of one id are one step. A resumed session's file repeats earlier requests and
+  entries: those already read from another file (same ids, same `uuid`) are skipped.
+  `message.model` `<synthetic>` marks a message Claude Code made itself (errors, interruptions),
+  not a model step.
+* `tool_use` {id, name, input} in assistant content, `tool_result` {tool_use_id, is_error,
+  content} in the next user line. A rejected tool call is an error result saying the user
+  doesn't want to proceed. Interruptions are user text "[Request interrupted by user…]".
+* Plan mode: `permissionMode: "plan"` on a user line (2.0.x) or a line of type `permission-mode`
+  (later versions); another mode, or an accepted `ExitPlanMode`, ends it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
+from pragmatikos_recorder.timeutil import parse_ts
+
+HARNESS: Final = "claude-code"
+EDIT_TOOLS: Final = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
+SHELL_TOOLS: Final = frozenset({"Bash"})
+REJECTION_MARKERS: Final = ("doesn't want to proceed", "tool use was rejected", "user rejected")
+INTERRUPTION_MARKER: Final = "[Request interrupted by user"
+NOT_TYPED_PREFIXES: Final = ("<command-", "<local-command-", "Caveat:", INTERRUPTION_MARKER, "<system-reminder>")
+
+
+def default_root() -> Path:
+    config = os.environ.get("CLAUDE_CONFIG_DIR")
+    return Path(config) if config else Path.home() / ".claude"
+
+
+def find_logs(root: Path) -> list[Path]:
+    """The main transcripts under `root`/projects (subagent files are read with their session)."""
+    projects = root / "projects"
+    if not projects.is_dir():
+        return []
+    # Oldest first: a resumed session's file repeats what an older one holds, and the older one keeps it.
+    found = [p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-")]
+    return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
+
+
+def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
+    try:
+        handle = path.open(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    with handle:
+        for line in handle:
+            line = line.strip()
+            if not line:
+                continue
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:  # a line cut short while the agent was writing
+                continue
+            if isinstance(entry, dict):
+                yield entry
+
+
+def _text_of(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    if isinstance(content, list):
+        return "\n".join(
+            str(block.get("text", "")) for block in content if isinstance(block, dict) and block.get("type") == "text"
+        )
+    return ""
+
+
+@dataclass(slots=True)
+class _Result:
+    is_error: bool
+    text: str
+    ts: datetime | None
+
+
+@dataclass(slots=True)
+class _Parse:
+    """The state of one pass over a session's lines, main chain and subagents together."""
+
+    results: dict[str, _Result]
+    tool_names: dict[str, str] = field(default_factory=dict)
+    events: list[Event] = field(default_factory=list)
+    steps: dict[str, Event] = field(default_factory=dict)
+    # The step the previous assistant line of each chain (main, subagent) belonged to, and its message id.
+    open_step: dict[bool, tuple[str, Event] | None] = field(default_factory=lambda: {False: None, True: None})
+    mode: Phase = "build"
+    last_ts: dict[bool, datetime | None] = field(default_factory=lambda: {False: None, True: None})
+
+
+@dataclass(slots=True)
+class Seen:
+    """Request keys and entry uuids already read in this scan, so a resumed session's copies count once."""
+
+    requests: set[str] = field(default_factory=set)
+    uuids: set[str] = field(default_factory=set)
+
+
+def _request_key(entry: dict[str, Any]) -> str | None:
+    message_id, request_id = (entry.get("message") or {}).get("id"), entry.get("requestId")
+    return f"{message_id}:{request_id}" if message_id and request_id else None
+
+
+def _collect_results(entries: list[dict[str, Any]]) -> dict[str, _Result]:
+    results: dict[str, _Result] = {}
+    for entry in entries:
+        if entry.get("type") != "user":
+            continue
+        content = (entry.get("message") or {}).get("content")
+        if not isinstance(content, list):
+            continue
+        for block in content:
+            if isinstance(block, dict) and block.get("type") == "tool_result" and block.get("tool_use_id"):
+                text = block.get("content")
+                results[str(block["tool_use_id"])] = _Result(
+                    is_error=bool(block.get("is_error")),
+                    text=_text_of(text) if not isinstance(text, str) else text,
+                    ts=parse_ts(entry.get("timestamp")),
+                )
+    return results
+
+
+def _tokens(usage: Any) -> Tokens | None:
+    if not isinstance(usage, dict):
+        return None
+
+    def count(key: str) -> int:
+        value = usage.get(key)
+        return value if isinstance(value, int) and value > 0 else 0
+
+    # Anthropic's input_tokens excludes cache reads and writes; genai-prices' input counts them all.
+    cache_read, cache_write = count("cache_read_input_tokens"), count("cache_creation_input_tokens")
+    return Tokens(
+        input=count("input_tokens") + cache_read + cache_write,
+        output=count("output_tokens"),
+        cache_read=cache_read,
+        cache_write=cache_write,
+    )
+
+
+def _larger(a: Tokens | None, b: Tokens | None) -> Tokens | None:
+    if a is None or b is None:
+        return a or b
+    return Tokens(
+        max(a.input, b.input),
+        max(a.output, b.output),
+        max(a.cache_read, b.cache_read),
+        max(a.cache_write, b.cache_write),
+    )
+
+
+def _set_mode(state: _Parse, mode: Any) -> None:
+    if isinstance(mode, str) and mode:
+        state.mode = "plan" if mode == "plan" else "build"
+
+
+def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subagent: bool) -> None:
+    message = entry.get("message") or {}
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    state.open_step[subagent] = None
+    has_result = False
+    for block in blocks:
+        if not (isinstance(block, dict) and block.get("type") == "tool_result"):
+            continue
+        has_result = True
+        tool_id = str(block.get("tool_use_id", ""))
+        result = state.results.get(tool_id)
+        if state.tool_names.get(tool_id) == "ExitPlanMode" and not subagent and result is not None:
+            if result.is_error:  # the person turned the plan down: planning goes on
+                state.events.append(Event(Kind.ABORT, ts, phase=state.mode))
+            else:
+                state.mode = "build"
+    if has_result:
+        state.events.append(Event(Kind.ACTIVITY, ts, phase=state.mode, subagent=subagent))
+        state.last_ts[subagent] = ts
+        return
+    text = _text_of(content).strip()
+    if INTERRUPTION_MARKER in text:
+        state.events.append(Event(Kind.ABORT, ts, phase=state.mode, subagent=subagent))
+        state.last_ts[subagent] = ts
+        return
+    if subagent or entry.get("isMeta") or entry.get("isCompactSummary") or not text:
+        state.last_ts[subagent] = ts
+        return
+    if text.startswith(NOT_TYPED_PREFIXES):
+        return
+    _set_mode(state, entry.get("permissionMode"))
+    state.events.append(Event(Kind.PROMPT, ts, phase=state.mode))
+    state.last_ts[subagent] = ts
+
+
+def _tool_use(state: _Parse, block: dict[str, Any], ts: datetime | None, subagent: bool, cwd: Path | None) -> None:
+    tool_id, name = str(block.get("id", "")), str(block.get("name", ""))
+    state.tool_names[tool_id] = name
+    raw_input = block.get("input")
+    tool_input: dict[str, Any] = raw_input if isinstance(raw_input, dict) else {}
+    result = state.results.get(tool_id)
+    if name in EDIT_TOOLS:
+        raw_path = tool_input.get("file_path") or tool_input.get("notebook_path")
+        files: tuple[Path, ...] = ()
+        if isinstance(raw_path, str) and raw_path:
+            path = Path(raw_path)
+            files = (path if path.is_absolute() or cwd is None else cwd / path,)
+        rejected = bool(result and result.is_error and any(m in result.text for m in REJECTION_MARKERS))
+        failed = bool(result and result.is_error and not rejected)
+        state.events.append(
+            Event(Kind.EDIT, ts, phase=state.mode, subagent=subagent, files=files, failed=failed, rejected=rejected)
+        )
+    elif name in SHELL_TOOLS:
+        command = str(tool_input.get("command", ""))
+        state.events.append(
+            Event(Kind.COMMAND, ts, phase=state.mode, subagent=subagent, verify=is_verify_command(command))
+        )
+        if is_commit_command(command) and result is not None and not result.is_error:
+            state.events.append(Event(Kind.COMMIT, result.ts or ts, phase=state.mode, subagent=subagent))
+
+
+def _assistant_line(
+    state: _Parse, entry: dict[str, Any], ts: datetime | None, subagent: bool, cwd: Path | None
+) -> None:
+    message = entry.get("message") or {}
+    model = str(message.get("model") or "")
+    if not model or model == "<synthetic>":
+        return
+    message_id = str(message.get("id") or entry.get("uuid") or "")
+    key = _request_key(entry)
+    step = state.steps.get(key) if key else None
+    open_step = state.open_step[subagent]
+    if step is None and key is None and open_step is not None and message_id and open_step[0] == message_id:
+        step = open_step[1]
+    if step is None:
+        previous = state.last_ts[subagent]
+        latency = (ts - previous).total_seconds() if ts and previous else None
+        step = Event(
+            Kind.STEP, ts, phase=state.mode, subagent=subagent, model=model, provider="anthropic", latency=latency
+        )
+        if key:
+            state.steps[key] = step
+        state.events.append(step)
+    state.open_step[subagent] = (message_id, step)
+    step.tokens = _larger(step.tokens, _tokens(message.get("usage")))
+    state.last_ts[subagent] = ts
+    content = message.get("content")
+    for block in content if isinstance(content, list) else []:
+        if isinstance(block, dict) and block.get("type") == "tool_use":
+            _tool_use(state, block, ts, subagent, cwd)
+
+
+def _subagent_files(path: Path, session_id: str) -> list[Path]:
+    nested = sorted((path.parent / path.stem / "subagents").glob("*.jsonl"))
+    # Older versions wrote subagents beside the session as agent-*.jsonl carrying the parent's sessionId.
+    beside = []
+    for candidate in sorted(path.parent.glob("agent-*.jsonl")):
+        for entry in _read_lines(candidate):
+            if entry.get("sessionId") == session_id:
+                beside.append(candidate)
+            break
+    return nested + beside
+
+
+def _not_seen(entries: list[dict[str, Any]], seen: Seen) -> list[dict[str, Any]]:
+    return [
+        e for e in entries if str(e.get("uuid", "")) not in seen.uuids and (_request_key(e) or "") not in seen.requests
+    ]
+
+
+def _remember(entries: list[dict[str, Any]], seen: Seen) -> None:
+    for entry in entries:
+        if entry.get("uuid"):
+            seen.uuids.add(str(entry["uuid"]))
+        if key := _request_key(entry):
+            seen.requests.add(key)
+
+
+def parse(path: Path, seen: Seen | None = None) -> list[Session]:
+    """One transcript (and its subagents) as a session; [] when it holds no assistant step.
+
+    `seen` carries what earlier files of the same scan held (read oldest first), so the copies a
+    resumed session makes of them are not counted again.
+    """
+    seen = seen if seen is not None else Seen()
+    main = list(_read_lines(path))
+    session_id = next((str(e["sessionId"]) for e in main if e.get("sessionId")), path.stem)
+    sub_entries = [entry for sub in _subagent_files(path, session_id) for entry in _read_lines(sub)]
+    everything = main + sub_entries
+    main, sub_entries = _not_seen(main, seen), _not_seen(sub_entries, seen)
+    _remember(everything, seen)
+    state = _Parse(results=_collect_results(main + sub_entries))
+    cwd = next((Path(str(e["cwd"])) for e in main if e.get("cwd")), None)
+    version = ""
+    for entries, forced_sub in ((main, False), (sub_entries, True)):
+        for entry in entries:
+            ts = parse_ts(entry.get("timestamp"))
+            subagent = forced_sub or bool(entry.get("isSidechain"))
+            if not subagent and isinstance(entry.get("version"), str):
+                version = entry["version"]
+            if entry.get("type") == "user":
+                _user_line(state, entry, ts, subagent)
+            elif entry.get("type") == "assistant":
+                _assistant_line(state, entry, ts, subagent, cwd)
+            elif entry.get("type") == "permission-mode" and not subagent:
+                _set_mode(state, entry.get("permissionMode"))
+    if not any(e.kind is Kind.STEP and not e.subagent for e in state.events):
+        return []
+    return [Session(HARNESS, session_id, version, state.events, cwd=cwd)]

@@ -1,0 +1,279 @@
+"""Codex CLI: ~/.codex/sessions/YYYY/MM/DD/rollout-*.jsonl (or $CODEX_HOME/sessions).
+
+Lines are {timestamp, type, payload}, as Codex's rollout recorder writes them:
+* `session_meta` {id, cwd, cli_version, model_provider, git}; `turn_context` {model, effort, cwd,
+  collaboration_mode: {mode: plan|default, settings: {model, reasoning_effort}}} (plan mode in later versions).
+* `response_item`: the model's output items (`reasoning`, assistant `message`, `function_call`
+  {name, arguments, call_id}, `custom_tool_call` {name: apply_patch, input, call_id}) and their
+  results (`function_call_output` / `custom_tool_call_output` {call_id, output}). A step is a run
+  of output items between two inputs. Shell calls are `shell` {command: [argv]} or
+  `exec_command` {cmd}; edits are apply_patch payloads, whose `*** Add/Update/Delete File:` lines
+  name the files.
+* `event_msg`: `user_message` (what the person typed), `turn_aborted` (an interruption),
+  `token_count` {info: {total_token_usage: {input_tokens, cached_input_tokens, output_tokens,
+  reasoning_output_tokens}}}: running totals, so a cycle's tokens are the growth of the totals.
+* Subagent threads (later versions) have rollouts of their own whose session_meta says
+  `source: {subagent: {thread_spawn: {parent_thread_id}}}`; their work is read with the parent's.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Final
+
+from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
+from pragmatikos_recorder.timeutil import parse_ts
+
+HARNESS: Final = "codex"
+OUTPUT_ITEMS: Final = frozenset(
+    {"reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call"}
+)
+RESULT_ITEMS: Final = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
+SHELL_NAMES: Final = frozenset({"shell", "container.exec", "local_shell", "exec_command", "shell_command"})
+PATCH_FILE_RE: Final = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
+EXIT_CODE_RES: Final = (re.compile(r"Exit code: (-?\d+)"), re.compile(r"Process exited with code (-?\d+)"))
+
+
+def default_root() -> Path:
+    home = os.environ.get("CODEX_HOME")
+    return Path(home) if home else Path.home() / ".codex"
+
+
+def find_logs(root: Path) -> list[Path]:
+    sessions = root / "sessions"
+    return sorted(sessions.rglob("rollout-*.jsonl")) if sessions.is_dir() else []
+
+
+def _lines(path: Path) -> Iterator[dict[str, Any]]:
+    try:
+        handle = path.open(encoding="utf-8", errors="replace")
+    except OSError:
+        return
+    with handle:
+        for line in handle:
+            try:
+                entry = json.loads(line)
+            except json.JSONDecodeError:
+                continue
+            if isinstance(entry, dict) and isinstance(entry.get("payload"), dict):
+                yield entry
+
+
+def _succeeded(output: Any) -> bool:
+    """Whether a tool output reports success: exit code 0, or no failure said."""
+    text = output if isinstance(output, str) else json.dumps(output)
+    try:
+        parsed = json.loads(text)
+    except (json.JSONDecodeError, TypeError):
+        parsed = None
+    if isinstance(parsed, dict):
+        code = (parsed.get("metadata") or {}).get("exit_code") if isinstance(parsed.get("metadata"), dict) else None
+        if isinstance(code, int):
+            return code == 0
+        text = str(parsed.get("output", text))
+    for pattern in EXIT_CODE_RES:
+        if match := pattern.search(text):
+            return int(match.group(1)) == 0
+    lowered = text.lstrip().lower()
+    return not lowered.startswith(("error", "failed", "apply_patch verification failed"))
+
+
+def _mapping(raw: Any) -> dict[str, Any]:
+    return raw if isinstance(raw, dict) else {}
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    try:
+        parsed = json.loads(raw) if isinstance(raw, str) else None
+    except json.JSONDecodeError:
+        return {}
+    return parsed if isinstance(parsed, dict) else {}
+
+
+def _command_text(name: str, arguments: dict[str, Any]) -> str:
+    command = arguments.get("command", arguments.get("cmd", ""))
+    if isinstance(command, list):
+        # ["bash", "-lc", "pytest -q"] runs its last element; ["apply_patch", patch] is an edit.
+        if command[:1] == ["apply_patch"]:
+            return "apply_patch\n" + " ".join(str(part) for part in command[1:])
+        return str(command[-1]) if command[:1] in (["bash"], ["sh"], ["zsh"]) else " ".join(map(str, command))
+    return str(command)
+
+
+def _patch_files(patch: str, base: Path | None) -> tuple[Path, ...]:
+    files = []
+    for match in PATCH_FILE_RE.finditer(patch):
+        path = Path((match.group(1) or match.group(2)).strip())
+        files.append(path if path.is_absolute() or base is None else base / path)
+    return tuple(files)
+
+
+@dataclass(frozen=True, slots=True)
+class Subagents:
+    """Which rollouts are subagent threads (later versions), by the parent thread they work for."""
+
+    of_parent: dict[str, list[Path]] = field(default_factory=dict)
+    paths: frozenset[Path] = frozenset()
+
+
+def _parent_thread(meta: dict[str, Any]) -> str | None:
+    """The parent thread id of a subagent's session_meta; "" for a subagent without one; None for a main thread."""
+    source = meta.get("source")
+    if not (isinstance(source, dict) and "subagent" in source) and meta.get("thread_source") != "subagent":
+        return None
+    spawn = _mapping(_mapping(_mapping(source).get("subagent")).get("thread_spawn"))
+    return str(spawn.get("parent_thread_id") or "")
+
+
+def index_subagents(paths: list[Path]) -> Subagents:
+    """Reads each rollout's first line (its session_meta) to find the subagent threads and their parents."""
+    of_parent: dict[str, list[Path]] = {}
+    children = set()
+    for path in paths:
+        first = next(_lines(path), None)
+        if first is None or first.get("type") != "session_meta":
+            continue
+        parent = _parent_thread(first["payload"])
+        if parent is not None:
+            children.add(path)
+            if parent:
+                of_parent.setdefault(parent, []).append(path)
+    return Subagents(of_parent, frozenset(children))
+
+
+def parse(path: Path, subagents: Subagents | None = None) -> list[Session]:
+    """One rollout as a session, with the work of its subagent threads; [] for a subagent's own rollout."""
+    subagents = subagents or Subagents()
+    if path in subagents.paths:
+        return []
+    session = _read(path)
+    if session is None:
+        return []
+    for child_path in subagents.of_parent.get(session.session_id, []):
+        child = _read(child_path)
+        for event in child.events if child else []:
+            # The subagent's "prompt" is the task its parent gave it, not something the person typed.
+            if event.kind is not Kind.PROMPT:
+                event.subagent = True
+                session.events.append(event)
+    return [session]
+
+
+def _read(path: Path) -> Session | None:
+    entries = list(_lines(path))
+    outputs: dict[str, tuple[bool, datetime | None]] = {}
+    for entry in entries:
+        payload = entry["payload"]
+        if entry.get("type") == "response_item" and payload.get("type") in RESULT_ITEMS and payload.get("call_id"):
+            outputs[str(payload["call_id"])] = (_succeeded(payload.get("output")), parse_ts(entry.get("timestamp")))
+
+    session_id, version, provider = path.stem, "", "openai"
+    cwd: Path | None = None
+    model, effort = "", ""
+    phase_now: Phase = "build"
+    events: list[Event] = []
+    step: Event | None = None
+    last_input: datetime | None = None
+    totals: Tokens | None = None
+    for entry in entries:
+        kind, payload, ts = entry.get("type"), entry["payload"], parse_ts(entry.get("timestamp"))
+        if kind == "session_meta":
+            session_id = str(payload.get("id") or session_id)
+            version = str(payload.get("cli_version") or version)
+            provider = str(payload.get("model_provider") or provider)
+            cwd = Path(str(payload["cwd"])) if payload.get("cwd") else cwd
+        elif kind == "turn_context":
+            # Later versions carry a collaboration mode (plan or default) with its own model and effort.
+            mode = _mapping(payload.get("collaboration_mode"))
+            settings = _mapping(mode.get("settings"))
+            model = str(payload.get("model") or settings.get("model") or model)
+            effort = str(payload.get("effort") or settings.get("reasoning_effort") or "")
+            phase_now = "plan" if mode.get("mode") == "plan" else "build"
+            cwd = Path(str(payload["cwd"])) if payload.get("cwd") else cwd
+        elif kind == "event_msg":
+            event_type = payload.get("type")
+            if event_type == "user_message":
+                events.append(Event(Kind.PROMPT, ts, phase=phase_now))
+                step, last_input = None, ts
+            elif event_type == "turn_aborted":
+                events.append(Event(Kind.ABORT, ts, phase=phase_now))
+                step = None
+            elif event_type == "token_count" and isinstance(payload.get("info"), dict):
+                usage = payload["info"].get("total_token_usage")
+                if isinstance(usage, dict):
+                    now = Tokens(
+                        input=int(usage.get("input_tokens") or 0),
+                        output=int(usage.get("output_tokens") or 0),
+                        cache_read=int(usage.get("cached_input_tokens") or 0),
+                    )
+                    if totals is None or now != totals:
+                        base = totals or Tokens()
+                        spent = Tokens(
+                            max(0, now.input - base.input),
+                            max(0, now.output - base.output),
+                            max(0, now.cache_read - base.cache_read),
+                        )
+                        events.append(
+                            Event(Kind.TOKENS, ts, phase=phase_now, model=model, provider=provider, tokens=spent)
+                        )
+                        totals = now
+        elif kind == "response_item":
+            item_type = payload.get("type")
+            if item_type in RESULT_ITEMS:
+                events.append(Event(Kind.ACTIVITY, ts, phase=phase_now))
+                step, last_input = None, ts
+                continue
+            is_output = item_type in OUTPUT_ITEMS or (item_type == "message" and payload.get("role") == "assistant")
+            if not is_output:
+                continue
+            if step is None:
+                latency = (ts - last_input).total_seconds() if ts and last_input else None
+                step = Event(
+                    Kind.STEP, ts, phase=phase_now, model=model, provider=provider, effort=effort, latency=latency
+                )
+                events.append(step)
+            _tool_call(events, payload, ts, phase_now, outputs, cwd)
+    if not any(e.kind is Kind.STEP for e in events):
+        return None
+    return Session(HARNESS, session_id, version, events, cwd=cwd)
+
+
+def _tool_call(
+    events: list[Event],
+    payload: dict[str, Any],
+    ts: datetime | None,
+    phase: Phase,
+    outputs: dict[str, tuple[bool, datetime | None]],
+    cwd: Path | None,
+) -> None:
+    item_type, name = payload.get("type"), str(payload.get("name", ""))
+    ok, done = outputs.get(str(payload.get("call_id", "")), (True, None))
+    if item_type == "custom_tool_call" and name == "apply_patch":
+        patch = str(payload.get("input", ""))
+        events.append(Event(Kind.EDIT, ts, phase=phase, files=_patch_files(patch, cwd), failed=not ok))
+        return
+    if item_type != "function_call":
+        return
+    arguments = _arguments(payload.get("arguments"))
+    if name == "apply_patch":
+        patch = str(arguments.get("input", ""))
+        events.append(Event(Kind.EDIT, ts, phase=phase, files=_patch_files(patch, cwd), failed=not ok))
+        return
+    if name not in SHELL_NAMES:
+        return
+    command = _command_text(name, arguments)
+    workdir = Path(str(arguments["workdir"])) if arguments.get("workdir") else cwd
+    if command.startswith("apply_patch") or "apply_patch <<" in command:
+        events.append(Event(Kind.EDIT, ts, phase=phase, files=_patch_files(command, workdir), failed=not ok))
+        return
+    events.append(Event(Kind.COMMAND, ts, phase=phase, verify=is_verify_command(command)))
+    if ok and is_commit_command(command) and str(payload.get("call_id", "")) in outputs:
+        events.append(Event(Kind.COMMIT, done or ts, phase=phase))

@@ -1,0 +1,52 @@
+"""The install's identity, kept in the user's config directory and made once.
+
+`install.json` holds the random install id (the contributor's only identity, sent with each
+submission, never printed unless asked) and a random local secret that keys cycle_key, so cycle
+keys are stable across runs and cannot be linked to sessions by anyone else. Mode 0600.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import secrets
+import uuid
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Final
+
+from platformdirs import user_config_path
+
+APP_NAME: Final = "pragmatikos-recorder"
+FILE_NAME: Final = "install.json"
+
+
+def config_dir() -> Path:
+    override = os.environ.get("PRAGMATIKOS_RECORDER_CONFIG")
+    return Path(override) if override else user_config_path(APP_NAME, appauthor=False)
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    install: str
+    secret: bytes
+    path: Path
+
+
+def load_identity(directory: Path | None = None) -> Identity:
+    """The install's identity, created on first use with file mode 0600."""
+    directory = directory or config_dir()
+    path = directory / FILE_NAME
+    if not path.exists():
+        directory.mkdir(parents=True, exist_ok=True)
+        data = {"install": str(uuid.uuid4()), "secret": secrets.token_hex(32)}
+        # O_EXCL: two runs starting at once must not make two identities.
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        except FileExistsError:
+            pass
+        else:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(data, handle)
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return Identity(install=str(uuid.UUID(data["install"])), secret=bytes.fromhex(data["secret"]), path=path)

@@ -1,0 +1,97 @@
+"""What the harness parsers produce: one ordered list of events per session, harness-neutral.
+
+A parser reads its agent's log and says what happened (a prompt typed, an assistant step, an
+edit and whether it failed, a command, a commit, an interruption); `cycles.py` cuts the list into
+cycles and computes the contract's fields from it. Paths and ids stay on this machine: only
+`cycles.py` and `git_ship.py` read them, and no row field is made from them.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import Enum
+from pathlib import Path
+from typing import Final, Literal
+
+Phase = Literal["plan", "build"]
+
+
+class Kind(Enum):
+    PROMPT = "prompt"  # a prompt the person typed
+    STEP = "step"  # one assistant step (one model response)
+    EDIT = "edit"  # one edit tool call
+    COMMAND = "command"  # a shell command the agent or the person ran
+    COMMIT = "commit"  # a commit made in the session
+    ABORT = "abort"  # the person interrupted or rejected something
+    TOKENS = "tokens"  # tokens spent, where a log records them apart from its steps (Codex)
+    ACTIVITY = "activity"  # anything else with a time (tool results): counts for active hours only
+
+
+@dataclass(frozen=True, slots=True)
+class Tokens:
+    """Token counts in genai-prices' sense: `input` counts every input token, cached ones included."""
+
+    input: int = 0
+    output: int = 0
+    cache_read: int = 0
+    cache_write: int = 0
+
+
+@dataclass(slots=True)
+class Event:
+    kind: Kind
+    ts: datetime | None
+    phase: Phase = "build"
+    subagent: bool = False
+    # STEP
+    model: str = ""  # as the log spells it; canonicalised when the row is made
+    provider: str = ""
+    effort: str = ""
+    latency: float | None = None  # seconds from the input it answers to the step
+    cost: float | None = None  # dollars, where the log records a cost
+    # STEP or TOKENS: tokens to price with `model`
+    tokens: Tokens | None = None
+    # EDIT: absolute paths of the files it touched; a failed or rejected call
+    files: tuple[Path, ...] = ()
+    failed: bool = False
+    rejected: bool = False
+    # COMMAND: a test, build, lint or type check
+    verify: bool = False
+
+
+@dataclass(slots=True)
+class Session:
+    harness: str
+    session_id: str  # only ever an HMAC input for cycle_key
+    hversion: str
+    events: list[Event] = field(default_factory=list)
+    cwd: Path | None = None
+    # False when the log has no time per event (aider): active hours and latencies are then unknown.
+    timed: bool = True
+
+
+# A command that tests, builds, lints or type-checks. Matched against the command text anywhere
+# (after `cd x &&`, `uv run`, `npx` and the like).
+VERIFY_RE: Final = re.compile(
+    r"""(?x)(?:^|[\s;&|(/])(?:
+        pytest|py\.test|tox|nox|unittest|mypy|pyright|ruff|flake8|pylint|black\s+--check
+      | (?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check|typecheck)
+      | jest|vitest|mocha|eslint|tsc|biome|prettier\s+--check
+      | cargo\s+(?:test|build|check|clippy|nextest)
+      | go\s+(?:test|build|vet)|golangci-lint
+      | make(?:\s+\S+)?|cmake|ctest|ninja|bazel\s+(?:test|build)|gradle\w*|\./gradlew|mvn
+      | dotnet\s+(?:test|build)|swift\s+(?:test|build)|rspec|rubocop|phpunit
+      | manage\.py\s+(?:test|check)
+    )(?:$|[\s;&|)])"""
+)
+COMMIT_RE: Final = re.compile(r"(?:^|[\s;&|(])git\s+(?:-\S+\s+(?:\S+\s+)?)*commit(?:$|\s)")
+
+
+def is_verify_command(command: str) -> bool:
+    return bool(VERIFY_RE.search(command))
+
+
+def is_commit_command(command: str) -> bool:
+    return bool(COMMIT_RE.search(command))

@@ -8,6 +8,7 @@ urlpatterns = [
     path("api/docs/", SpectacularRedocView.as_view(url_name="api-schema"), name="api-docs"),
     path("api/v1/pool.json", PoolApi.as_view(), name="pool-json"),
     path("api/v1/", include("ingest.urls")),
+    path("", include("lab.urls")),
     path("", include("leaderboard.urls")),
 ]
 

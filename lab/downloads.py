@@ -10,6 +10,7 @@ from django.views.decorators.http import require_safe
 
 from lab import selectors
 from lab.models import LabSource
+from lab.services import SOURCE_NAME
 from lab.summary import Row, summary_rows
 from leaderboard.views import not_found_page, param
 
@@ -87,7 +88,8 @@ def csv_lines(rows: list[Row]) -> Iterator[str]:
 
 def _source(request: HttpRequest) -> tuple[str | None, HttpResponse | None]:
     name = param(request, "source") or None
-    if name is not None and not LabSource.objects.filter(name=name).exists():
+    # Source names are slugs: anything else names no source (and never reaches the database).
+    if name is not None and (not SOURCE_NAME.match(name) or not LabSource.objects.filter(name=name).exists()):
         return None, not_found_page("There is no lab source of that name.")
     return name, None
 

@@ -12,7 +12,7 @@ from lab.names import normalise_model
 
 # Bumped after every change to the lab tables: it is part of every lab page's cache key.
 LAB_GENERATION_KEY = "lab:generation"
-_SOURCE_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
+SOURCE_NAME = re.compile(r"^[a-z0-9][a-z0-9-]{0,63}$")
 _RUN_FIELDS = tuple(f.name for f in fields(RunRecord) if f.name not in ("key", "task"))
 
 
@@ -39,7 +39,7 @@ def import_source(*, parsed: ParsedSource) -> ImportResult:
     a source may be imported from several files.
     """
     info = parsed.source
-    if not _SOURCE_NAME.match(info.name):
+    if not SOURCE_NAME.match(info.name):
         raise LabInputError(info.name, "a source name is lower-case letters, digits and dashes")
     with transaction.atomic():
         source, created = LabSource.objects.get_or_create(

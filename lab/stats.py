@@ -125,13 +125,27 @@ def rank_agreement(
     tau = float(kendalltau(x, y).statistic)
     if math.isnan(tau):
         return Agreement(None, None, None, n)
-    rng = np.random.default_rng(seed)
-    taus = []
-    for drawn in rng.integers(0, n, size=(resamples, n)):
-        value = float(kendalltau(x[drawn], y[drawn]).statistic)
-        if not math.isnan(value):
-            taus.append(value)
-    if not taus:
+    drawn = np.random.default_rng(seed).integers(0, n, size=(resamples, n))
+    taus = tau_b_rows(x[drawn], y[drawn])
+    taus = taus[~np.isnan(taus)]
+    if not taus.size:
         return Agreement(tau, None, None, n)
     lo, hi = np.percentile(taus, [2.5, 97.5])
     return Agreement(tau, float(lo), float(hi), n)
+
+
+def tau_b_rows(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """Kendall's tau-b of each row pair of two (rows, n) arrays at once (scipy's, without a call per row).
+
+    tau-b = (concordant - discordant) / sqrt((pairs - ties in x) * (pairs - ties in y)); NaN where a row is
+    all ties on one side.
+    """
+    upper = np.triu(np.ones((x.shape[1], x.shape[1]), dtype=bool), k=1)
+    sx = np.sign(x[:, :, None] - x[:, None, :])[:, upper]
+    sy = np.sign(y[:, :, None] - y[:, None, :])[:, upper]
+    pairs = upper.sum()
+    untied_x = pairs - (sx == 0).sum(axis=1)
+    untied_y = pairs - (sy == 0).sum(axis=1)
+    denominator = np.sqrt(untied_x.astype(float) * untied_y)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return np.where(denominator > 0, (sx * sy).sum(axis=1) / denominator, np.nan)

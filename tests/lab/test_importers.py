@@ -145,3 +145,17 @@ def test_it_refuses_an_unknown_format_or_path(tmp_path: Path) -> None:
         parse(AIDER, "lmarena")
     with pytest.raises(LabInputError, match="no such file"):
         parse(tmp_path / "missing.jsonl", "runs")
+
+
+def test_it_reads_a_folder_of_leaderboard_files_and_keeps_a_run_listed_twice_once(tmp_path: Path) -> None:
+    published = (FIXTURES / "architect.yml").read_text()
+    (tmp_path / "architect.yml").write_text(published)
+    (tmp_path / "polyglot_leaderboard.yml").write_text(
+        "- dirname: 2024-09-25-21-17-19--architect-sonnet-sonnet-diff\n  model: claude-3.5-sonnet\n"
+        "  pass_rate_2: 80.5\n  test_cases: 133\n"
+        "- dirname: new-run\n  model: gpt-4.1\n  pass_rate_2: 52.4\n  test_cases: 225\n  total_cost: 0\n"
+    )
+    runs = parse(tmp_path, "aider", source="aider-yaml").runs
+    assert len(runs) == 4
+    new = by_key(runs)["new-run"]
+    assert (new.task, new.grade, new.cost_usd) == ("polyglot_225", 52.4, None)

@@ -64,3 +64,17 @@ def test_it_needs_three_shared_models_for_a_tau() -> None:
 def test_it_reads_a_reversed_order_as_minus_one() -> None:
     result = stats.rank_agreement([1.0, 2.0, 3.0], [3.0, 2.0, 1.0], resamples=100)
     assert result.tau is not None and math.isclose(result.tau, -1.0)
+
+
+def test_it_computes_tau_b_per_resample_as_scipy_does() -> None:
+    import numpy as np
+    from scipy.stats import kendalltau
+
+    rng = np.random.default_rng(7)
+    # Small integer scores, so resamples are full of ties (and some rows are all ties on one side).
+    x = rng.integers(0, 4, size=(300, 6)).astype(float)
+    y = rng.integers(0, 3, size=(300, 6)).astype(float)
+    ours = stats.tau_b_rows(x, y)
+    theirs = np.array([kendalltau(a, b).statistic for a, b in zip(x, y, strict=True)])
+    assert np.array_equal(np.isnan(ours), np.isnan(theirs))
+    assert np.allclose(ours[~np.isnan(ours)], theirs[~np.isnan(theirs)])

@@ -18,6 +18,9 @@ $(VENV)/.installed: pyproject.toml recorder/pyproject.toml | $(BIN)/activate
 run: $(VENV)/.installed
 	$(BIN)/python manage.py migrate --no-input
 	$(BIN)/python manage.py load_demo --if-empty
+	$(BIN)/python manage.py import_lab lab/data/akita --format akita
+	$(BIN)/python manage.py import_lab lab/data/aider_runs.jsonl --format aider
+	$(BIN)/python manage.py import_lab lab/data/swebench_pro_runs.jsonl --format swebench-pro
 	$(BIN)/python manage.py runserver 127.0.0.1:8000
 
 lint: $(VENV)/.installed

@@ -84,6 +84,7 @@ INSTALLED_APPS = [
     "drf_spectacular_sidecar",
     "ingest",
     "leaderboard",
+    "lab",
 ]
 
 MIDDLEWARE = [

@@ -11,6 +11,7 @@ urlpatterns = [
     path("api/v1/", include("ingest.urls")),
     # Where the OpenCode plugin posts on its configured host: the same contract as api/v1/contributions.
     re_path(r"^v1/contribute/?$", PluginContributeApi.as_view(), name="plugin-contribute"),
+    path("", include("lab.urls")),
     path("", include("leaderboard.urls")),
 ]
 

@@ -1,0 +1,104 @@
+"""The lab's SVG charts, drawn the way leaderboard.charts draws: <title> and <desc>, all text escaped."""
+
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
+INK = "#2f6690"
+THIN_INK = "#9aa5b1"
+
+
+def grade_spread(*, counts: Sequence[int], label: str) -> SafeString:
+    """Runs on each whole grade, one bar per grade; a grade no run got leaves a gap on the baseline."""
+    if not counts:
+        return mark_safe("")
+    bins = len(counts)
+    bar = 2.0 if bins > 20 else 12.0
+    width, height = bar * bins, 24.0
+    tallest = max(counts) or 1
+    held = [f"{g}: {c}" for g, c in enumerate(counts) if c]
+    text = f"{label}: runs per grade, " + (", ".join(held) if held else "no graded runs")
+    parts = [
+        f'<svg class="lab-spread" viewBox="0 0 {width:.0f} {height + 2:.0f}" width="{min(width, 202):.0f}" '
+        f'height="{height + 2:.0f}" preserveAspectRatio="none" role="img" aria-label="{escape(text)}">'
+        f"<title>{escape(text)}</title>",
+        f'<line x1="0" y1="{height + 1:.0f}" x2="{width:.0f}" y2="{height + 1:.0f}" stroke="#c4cad0"/>',
+    ]
+    for grade, runs in enumerate(counts):
+        if runs:
+            tall = max(2.0, runs / tallest * height)
+            parts.append(
+                f'<rect x="{grade * bar:.1f}" y="{height - tall:.1f}" width="{bar * 0.8:.1f}" height="{tall:.1f}" '
+                f'fill="{INK}"/>'
+            )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above
+
+
+@dataclass(frozen=True)
+class StylePoint:
+    label: str
+    tokens_in: float
+    tokens_out: float
+    directional: bool
+
+
+def _decades(low: float, high: float) -> range:
+    return range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
+
+
+def working_style(*, points: Sequence[StylePoint], title: str) -> SafeString:
+    """Median tokens read (x) against written (y) per model or pairing, both on log scales."""
+    shown = [p for p in points if p.tokens_in > 0 and p.tokens_out > 0]
+    if not shown:
+        return mark_safe("")
+    left, right, top, bottom = 48.0, 330.0, 10.0, 190.0
+    xs = _decades(min(p.tokens_in for p in shown), max(p.tokens_in for p in shown))
+    ys = _decades(min(p.tokens_out for p in shown), max(p.tokens_out for p in shown))
+    x_lo, x_hi = xs.start, max(xs.stop - 1, xs.start + 1)
+    y_lo, y_hi = ys.start, max(ys.stop - 1, ys.start + 1)
+
+    def x(value: float) -> float:
+        return left + (math.log10(value) - x_lo) / (x_hi - x_lo) * (right - left)
+
+    def y(value: float) -> float:
+        return bottom - (math.log10(value) - y_lo) / (y_hi - y_lo) * (bottom - top)
+
+    desc = "; ".join(f"{p.label}: {p.tokens_in:,.0f} read, {p.tokens_out:,.0f} written" for p in shown)
+    parts = [
+        f'<svg class="lab-style" viewBox="0 0 340 220" role="img" aria-labelledby="style-t" '
+        f'style="width: 100%; max-width: 26rem; height: auto; display: block">'
+        f'<title id="style-t">{escape(title)}</title><desc>{escape(desc)}</desc>',
+        f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#c4cad0"/>',
+        f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#c4cad0"/>',
+    ]
+    for power in range(x_lo, x_hi + 1):
+        parts.append(
+            f'<text x="{x(10.0**power):.1f}" y="{bottom + 14}" font-size="10" text-anchor="middle" '
+            f'fill="#5a6570">1e{power}</text>'
+        )
+    for power in range(y_lo, y_hi + 1):
+        parts.append(
+            f'<text x="{left - 4}" y="{y(10.0**power) + 3:.1f}" font-size="10" text-anchor="end" '
+            f'fill="#5a6570">1e{power}</text>'
+        )
+    parts.append(
+        f'<text x="{(left + right) / 2}" y="214" font-size="10" text-anchor="middle" fill="#5a6570">'
+        "tokens read per run (median)</text>"
+    )
+    parts.append(
+        f'<text x="10" y="{(top + bottom) / 2}" font-size="10" text-anchor="middle" fill="#5a6570" '
+        f'transform="rotate(-90 10 {(top + bottom) / 2})">written</text>'
+    )
+    for p in shown:
+        colour = THIN_INK if p.directional else INK
+        parts.append(
+            f'<circle cx="{x(p.tokens_in):.1f}" cy="{y(p.tokens_out):.1f}" r="4" fill="{colour}" '
+            f'fill-opacity="0.75"><title>{escape(p.label)}: {p.tokens_in:,.0f} read, {p.tokens_out:,.0f} written'
+            f"{' (directional)' if p.directional else ''}</title></circle>"
+        )
+    parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above

@@ -1,0 +1,167 @@
+"""What every lab reader returns, the error it raises, and small checked conversions."""
+
+import datetime as dt
+import json
+import math
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from lab.names import normalise_model
+
+# Longest stored text per field (LabRun's column sizes).
+MODEL_LENGTH = 100
+SHORT_LENGTH = 100
+EFFORT_LENGTH = 32
+KEY_LENGTH = 300
+
+
+class LabInputError(ValueError):
+    """Bad input, with the file (and line, where there is one) that holds it."""
+
+    def __init__(self, where: str, message: str) -> None:
+        super().__init__(f"{where}: {message}")
+        self.where = where
+        self.message = message
+
+
+@dataclass(frozen=True)
+class SourceInfo:
+    name: str
+    title: str
+    origin: str
+    commit: str = ""
+    grade_words: str = ""
+    caveats: str = ""
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    key: str
+    task: str
+    model: str
+    planner: str = ""
+    builder: str = ""
+    harness: str = ""
+    effort: str = ""
+    grade: float | None = None
+    grade_max: float | None = None
+    resolved: bool | None = None
+    seconds: float | None = None
+    tokens_in: int | None = None
+    tokens_out: int | None = None
+    cost_usd: float | None = None
+    day: dt.date | None = None
+    extras: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ParsedSource:
+    source: SourceInfo
+    runs: list[RunRecord]
+
+
+def json_lines(path: Path) -> Iterator[tuple[str, dict[str, Any]]]:
+    """(where, object) for each non-blank line; where is "file:line"."""
+    try:
+        handle = path.open(encoding="utf-8")
+    except OSError as error:
+        raise LabInputError(str(path), f"cannot read it ({error.strerror})") from error
+    with handle:
+        for number, line in enumerate(handle, start=1):
+            if not line.strip():
+                continue
+            where = f"{path}:{number}"
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError as error:
+                raise LabInputError(where, f"not JSON ({error.msg})") from error
+            if not isinstance(value, dict):
+                raise LabInputError(where, "a line must be one JSON object")
+            yield where, value
+
+
+def read_json(path: Path) -> Any:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except OSError as error:
+        raise LabInputError(str(path), f"cannot read it ({error.strerror})") from error
+    except json.JSONDecodeError as error:
+        raise LabInputError(f"{path}:{error.lineno}", f"not JSON ({error.msg})") from error
+
+
+def number(where: str, name: str, value: object, *, minimum: float | None = 0.0) -> float | None:
+    """A finite number (at least `minimum`) or None; anything else is an error naming the field."""
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float) or not math.isfinite(value):
+        raise LabInputError(where, f"{name} must be a number or null, not {value!r}")
+    if minimum is not None and value < minimum:
+        raise LabInputError(where, f"{name} must be at least {minimum:g}, not {value!r}")
+    return float(value)
+
+
+def count(where: str, name: str, value: object) -> int | None:
+    as_number = number(where, name, value)
+    if as_number is None:
+        return None
+    if not as_number.is_integer():
+        raise LabInputError(where, f"{name} must be a whole number, not {value!r}")
+    return int(as_number)
+
+
+def text(where: str, name: str, value: object, *, required: bool = False, length: int = SHORT_LENGTH) -> str:
+    if value is None:
+        value = ""
+    if not isinstance(value, str):
+        raise LabInputError(where, f"{name} must be a string, not {value!r}")
+    value = value.strip()
+    if required and not value:
+        raise LabInputError(where, f"{name} is required")
+    if len(value) > length:
+        raise LabInputError(where, f"{name} is longer than {length} characters")
+    return value
+
+
+def model_name(where: str, name: str, value: object, *, required: bool = False) -> str:
+    raw = text(where, name, value, required=required, length=KEY_LENGTH)
+    normal = normalise_model(raw)
+    if required and not normal:
+        raise LabInputError(where, f"{name} is required")
+    if len(normal) > MODEL_LENGTH:
+        raise LabInputError(where, f"{name} is longer than {MODEL_LENGTH} characters")
+    return normal
+
+
+def day(where: str, name: str, value: object) -> dt.date | None:
+    if value is None or value == "":
+        return None
+    if isinstance(value, dt.date):  # YAML reads an unquoted date as a date
+        return value
+    if not isinstance(value, str):
+        raise LabInputError(where, f"{name} must be a YYYY-MM-DD date, not {value!r}")
+    try:
+        return dt.date.fromisoformat(value.strip()[:10])
+    except ValueError as error:
+        raise LabInputError(where, f"{name} must be a YYYY-MM-DD date, not {value!r}") from error
+
+
+def parse(path: Path, fmt: str, *, source: str | None = None) -> ParsedSource:
+    """Read `path` in `fmt`; `source` renames the source (and is required for the open runs format)."""
+    from lab.importers import aider, akita, runs, swebench_pro
+
+    readers: dict[str, Callable[[Path, str | None], ParsedSource]] = {
+        "akita": akita.parse,
+        "aider": aider.parse,
+        "swebench-pro": swebench_pro.parse,
+        "runs": runs.parse,
+    }
+    if fmt not in readers:
+        raise LabInputError(str(path), f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+    if not path.exists():
+        raise LabInputError(str(path), "no such file or folder")
+    return readers[fmt](path, source)
+
+
+FORMATS = ("akita", "aider", "swebench-pro", "runs")

@@ -1,0 +1,81 @@
+"""SWE-Bench Pro task × model results (SWE-agent 1.1.0, October 2025), as JSON Lines.
+
+One line per task and model: whether the patch resolved the task, and, where the trajectory
+was analysed, cost, steps, edits and tokens. The grade is 1 for resolved, else 0. Tokens out
+are the recounted output tokens (the reported counts undercount); seconds are tool-execution
+time only, the one time the trajectories record.
+"""
+
+from pathlib import Path
+
+from lab.importers.common import (
+    EFFORT_LENGTH,
+    LabInputError,
+    ParsedSource,
+    RunRecord,
+    SourceInfo,
+    count,
+    day,
+    json_lines,
+    model_name,
+    number,
+    text,
+)
+
+SOURCE = SourceInfo(
+    name="swebench-pro",
+    title="SWE-Bench Pro with SWE-agent (GPT-5 high, Claude Sonnet 4.5)",
+    origin="github nilenso/swe-bench-pro-cost-token-time-analysis",
+    commit="1169deb",
+    grade_words="1 if the model's patch resolved the task, else 0",
+    caveats=(
+        "Two models, one harness (SWE-agent 1.1.0, 250-turn cap): a single lab run per task and model.\n"
+        "Cost, steps, edits and tokens cover only the tasks where both models submitted a patch "
+        "(1,232 of 1,459 rows); the other runs count in the grade but have no cost or tokens.\n"
+        "Output tokens are the recounted ones (the reported counts undercount); time is tool-execution time "
+        "only, not the model's thinking time."
+    ),
+)
+
+
+def parse(path: Path, source: str | None = None) -> ParsedSource:
+    runs = []
+    seen: set[str] = set()
+    for where, row in json_lines(path):
+        task = text(where, "instance_id", row.get("instance_id"), required=True, length=300)
+        model = model_name(where, "model", row.get("model"), required=True)
+        key = f"{task}:{model}"
+        if key in seen:
+            raise LabInputError(where, f"{task} with {model} is listed twice")
+        seen.add(key)
+        resolved = row.get("resolved")
+        if not isinstance(resolved, bool):
+            raise LabInputError(where, f"resolved must be true or false, not {resolved!r}")
+        stats = row.get("has_trajectory_stats") is True
+        runs.append(
+            RunRecord(
+                key=key,
+                task=task,
+                model=model,
+                harness=text(where, "harness", row.get("harness"), length=300).split(" (")[0][:100],
+                effort=text(where, "effort", row.get("effort"), length=EFFORT_LENGTH),
+                grade=1.0 if resolved else 0.0,
+                grade_max=1.0,
+                resolved=resolved,
+                seconds=number(where, "tool_time_seconds", row.get("tool_time_seconds")) if stats else None,
+                tokens_in=count(where, "tokens_sent", row.get("tokens_sent")) if stats else None,
+                tokens_out=count(where, "output_tokens_recounted", row.get("output_tokens_recounted"))
+                if stats
+                else None,
+                cost_usd=number(where, "cost_usd", row.get("cost_usd")) if stats else None,
+                day=day(where, "day", row.get("day")),
+                extras={
+                    "task_repo": row.get("task_repo"),
+                    "submitted": row.get("submitted"),
+                    "steps": row.get("steps"),
+                    "edits": row.get("edits"),
+                },
+            )
+        )
+    info = SOURCE if source is None else SourceInfo(**{**SOURCE.__dict__, "name": source})
+    return ParsedSource(source=info, runs=runs)

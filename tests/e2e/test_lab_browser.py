@@ -1,0 +1,59 @@
+"""The lab in headless Chromium: one click from a field pairing to its lab rows, and the pages on a phone."""
+
+from io import StringIO
+from urllib.parse import urlencode
+
+import pytest
+from django.core.management import call_command
+
+from leaderboard import demo, views
+from tests.e2e.test_browser import CHROMIUM, DESKTOP, PHONE, SCREENSHOTS, browser, overflowing
+from tests.lab.conftest import AKITA
+
+__all__ = ["browser"]  # the fixture, shared with the leaderboard's browser tests
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Chromium at /usr/bin/chromium: apt-get install chromium (.ci/run does)"
+    ),
+]
+
+PAIRING = "claude-opus-4.8 → claude-opus-4.8"
+
+
+@pytest.fixture
+def lab_site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
+    # Stored before the browser starts: Playwright's loop must not share a thread with the ORM.
+    views.forget_local_pages()
+    demo.load_demo(count=1500)
+    call_command("import_lab", str(AKITA), "--format", "akita", stdout=StringIO())
+    return str(live_server.url)
+
+
+def test_it_clicks_from_a_field_pairing_to_its_lab_rows(lab_site: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{lab_site}/pairing/?{urlencode({'view': 'modelCombo', 'label': PAIRING})}")
+    field_score = page.locator(".score-num").inner_text()
+    page.get_by_role("link", name="In the lab").click()
+    page.wait_for_url("**/lab/beside/**")
+    assert page.locator("h1").inner_text() == f"Capable · Effective: {PAIRING}"
+    assert f"adjusted score {field_score}" in page.locator(".field-score").inner_text()
+    lab_rows = page.locator("table.lab-rows tbody tr")
+    assert lab_rows.count() == 1
+    assert lab_rows.first.locator("th").inner_text().startswith("claude-opus-4.8")
+    assert overflowing(page, DESKTOP["width"]) == []
+    page.screenshot(path=str(SCREENSHOTS / "lab-beside-desktop.png"), full_page=True)
+    page.get_by_role("link", name="The lab").first.click()
+    page.wait_for_url("**/lab/")
+    assert page.locator("#source-akita h2").inner_text() == "LLM coding benchmark (akitaonrails)"
+    page.close()
+
+
+@pytest.mark.parametrize("path", ["/lab/", "/lab/beside/"])
+def test_it_fits_the_lab_on_a_phone_screen(lab_site: str, browser, path: str) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    page.goto(f"{lab_site}{path}")
+    assert overflowing(page, PHONE["width"]) == [], path
+    page.screenshot(path=str(SCREENSHOTS / f"{path.strip('/').replace('/', '-')}-phone.png"), full_page=True)
+    page.close()

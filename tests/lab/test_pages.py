@@ -1,0 +1,151 @@
+"""The lab pages: each source in its own terms with its caveats, the lab beside the field, caching."""
+
+from collections.abc import Callable
+from io import StringIO
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+from django.core.management import call_command
+from django.test import Client
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from lab import selectors, stats
+from tests.lab.conftest import AKITA, run_line
+
+COLD_QUERIES = 5  # serving snapshot, lab generation needs none, sources, aliases, runs (+ one spare)
+
+
+def test_it_shows_each_source_with_its_numbers_and_caveats(shipped: None, client: Client) -> None:
+    page = client.get("/lab/").content.decode()
+    for title in (
+        "LLM coding benchmark (akitaonrails)",
+        "aider code-editing benchmarks",
+        "SWE-Bench Pro with SWE-agent",
+    ):
+        assert title in page
+    assert "A total_cost of 0 means the cost was not reported" in page
+    assert "the named builder did nothing" in page
+    assert "builder did nothing in 1 of" in page  # claude-opus-4.7 → deepseek-v4-pro
+    assert "directional" in page
+    assert 'class="lab-spread"' in page and 'class="lab-style"' in page
+    assert "/data/lab.csv?source=swebench-pro" in page
+    assert "Add your lab: the runs format" in page
+
+
+def test_it_shows_the_resolve_rate_with_its_task_interval(shipped: None, client: Client) -> None:
+    page = client.get("/lab/").content.decode()
+    # Counted in the file: gpt-5 resolved 265 of its 729 tasks (0.36), claude-sonnet-4.5 319 of 730 (0.44).
+    section = page.split('id="source-swebench-pro"')[1]
+    gpt5 = section.split('class="label">gpt-5')[1].split("</tr>")[0]
+    assert "<td>729</td><td>729</td>" in gpt5
+    assert "0.36 <span" in gpt5
+    lo, hi = gpt5.split("of 1, ")[1].split("<")[0].split("–")
+    assert 0.30 < float(lo) < 0.36 < float(hi) < 0.42
+    assert "0.44 <span" in section.split('class="label">claude-sonnet-4.5')[1].split("</tr>")[0]
+
+
+def test_it_says_how_to_import_when_the_lab_is_empty(db: None, client: Client) -> None:
+    page = client.get("/lab/").content.decode()
+    assert "No lab data is imported yet" in page
+
+
+def test_it_caches_the_page_and_shows_an_import_at_once(
+    shipped: None,
+    client: Client,
+    runs_file: Callable[..., Path],
+    django_assert_max_num_queries: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with django_assert_max_num_queries(COLD_QUERIES):
+        first = client.get("/lab/")
+    with django_assert_max_num_queries(0):
+        again = client.get("/lab/")
+    assert again.content == first.content
+    assert client.get("/lab/", HTTP_IF_NONE_MATCH=first["ETag"]).status_code == 304
+    path = runs_file([run_line()])
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("import_lab", str(path), "--format", "runs", "--source", "newlab", stdout=StringIO())
+    after = client.get("/lab/")
+    assert 'id="source-newlab"' in after.content.decode()
+    assert after["ETag"] != first["ETag"]
+
+
+def test_it_sets_the_lab_beside_the_field(demo_document: dict[str, Any], client: Client) -> None:
+    call_command("import_lab", str(AKITA), "--format", "akita", stdout=StringIO())
+    label = "claude-opus-4.8 → claude-opus-4.8"
+    field = next(g for g in demo_document["views"]["modelCombo"]["groups"] if g["label"] == label)
+    response = client.get("/lab/beside/?" + urlencode({"view": "modelCombo", "label": label}))
+    page = response.content.decode()
+    assert response.status_code == 200
+    assert "Demo data" in page
+    assert f"adjusted score {field['scoreAdj']:.1f}" in page
+    assert f"{field['ci'][0]:.1f}–{field['ci'][1]:.1f}" in page
+    assert "LLM coding benchmark (akitaonrails)" in page
+    # akita ran claude-opus-4.8 alone twice (v1: 94, v2: 94 → mean 94.0).
+    assert '<th scope="row" class="label">claude-opus-4.8' in page
+    assert "Rank agreement" not in page  # the table is on the unfiltered page
+
+
+def test_it_tables_rank_agreement_over_shared_models(demo_document: dict[str, Any], client: Client) -> None:
+    call_command("import_lab", str(AKITA), "--format", "akita", stdout=StringIO())
+    page = client.get("/lab/beside/").content.decode()
+    assert "Rank agreement with the field" in page
+    assert "the populations differ" in page
+    # Worked from the parts: the field's model scores, and akita's mean grade of each model it ran alone.
+    field_scores = {g["label"]: g["scoreAdj"] for g in demo_document["views"]["model"]["groups"]}
+    grades: dict[str, list[float]] = {}
+    for run in selectors.lab_runs(source="akita"):
+        if not run.is_pairing and run.grade is not None and run.model in field_scores:
+            grades.setdefault(run.model, []).append(run.grade)
+    shared = sorted(grades)
+    assert len(shared) >= 3
+    expected = stats.rank_agreement(
+        [field_scores[m] for m in shared], [sum(grades[m]) / len(grades[m]) for m in shared]
+    )
+    row = (
+        page.split('<table class="agreement">')[1]
+        .split("LLM coding benchmark (akitaonrails)</th>")[1]
+        .split("</tr>")[0]
+    )
+    assert f'<td>{len(shared)} <span class="hint">{", ".join(shared)}</span></td>' in row
+    assert expected.tau is not None and f"<td>{expected.tau:.2f}</td>" in row
+
+
+def test_it_says_when_a_field_group_has_no_lab_runs(demo_document: dict[str, Any], client: Client) -> None:
+    label = demo_document["views"]["modelCombo"]["groups"][0]["label"]
+    page = client.get("/lab/beside/?" + urlencode({"view": "modelCombo", "label": label})).content.decode()
+    assert f"No lab source has runs of {label}" in page
+
+
+def test_it_links_a_field_pairing_to_the_lab(demo_document: dict[str, Any], client: Client) -> None:
+    label = demo_document["views"]["modelCombo"]["groups"][0]["label"]
+    page = client.get("/pairing/?" + urlencode({"view": "modelCombo", "label": label})).content.decode()
+    assert 'class="in-the-lab" href="/lab/beside/?view=modelCombo&amp;label=' in page
+    family = demo_document["views"]["famCombo"]["groups"][0]["label"]
+    page = client.get("/pairing/?" + urlencode({"view": "famCombo", "label": family})).content.decode()
+    assert "in-the-lab" not in page
+
+
+def test_it_shows_no_field_before_the_first_ranking(db: None, client: Client) -> None:
+    page = client.get("/lab/beside/").content.decode()
+    assert "Nothing is ranked in the field yet" in page
+
+
+PATHS = ("/lab/", "/lab/beside/", "/data/lab.csv", "/data/lab-runs.jsonl")
+NAMES = ("view", "label", "source", "x")
+VALUES = st.one_of(
+    st.text(max_size=30),
+    st.sampled_from(["model", "modelCombo", "famCombo", "akita", "claude-opus-4.8", ""]),
+    st.text(min_size=301, max_size=350),
+)
+
+
+@pytest.mark.django_db
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(path=st.sampled_from(PATHS), query=st.lists(st.tuples(st.sampled_from(NAMES), VALUES), max_size=4))
+def test_it_never_answers_500(client: Client, path: str, query: list[tuple[str, str]]) -> None:
+    response = client.get(f"{path}?{urlencode(query)}")
+    assert response.status_code in (200, 404)

@@ -19,8 +19,9 @@ from rest_framework.views import APIView
 
 from ingest import serializers
 from ingest.contract import MAX_ERRORS, ContractError, RowErrors, Validation, parse_install, validate_envelope
+from ingest.hooks import newest_snapshot_id
 from ingest.models import install_hash
-from ingest.selectors import newest_snapshot_id, pool_counts
+from ingest.selectors import pool_counts
 from ingest.services import InstallRetractedError, contribute, preview, retract
 from ingest.throttles import AddressRateThrottle, InstallRateThrottle
 from pragmatikos.errors import api_error

@@ -1,8 +1,6 @@
 import hashlib
 import hmac
 import uuid
-from collections.abc import Collection, Iterable
-from typing import Any
 
 from django.conf import settings
 from django.db import connections, models, transaction
@@ -114,30 +112,6 @@ class CycleQuerySet(models.QuerySet["Cycle"]):
 
     def judged(self) -> "CycleQuerySet":
         return self.filter(JUDGED_RULE)
-
-    def bulk_create(
-        self,
-        objs: Iterable[Any],
-        batch_size: int | None = None,
-        ignore_conflicts: bool = False,
-        update_conflicts: bool = False,
-        update_fields: Collection[str] | None = None,
-        unique_fields: Collection[str] | None = None,
-    ) -> list[Any]:
-        """Store the cycles, then number their contributors that had none (their first cycles)."""
-        with transaction.atomic(using=self.db):
-            # Typed Any: django-stubs cannot bind the queryset's model, "Cycle", not yet defined here.
-            created: list[Any] = super().bulk_create(
-                objs,
-                batch_size=batch_size,
-                ignore_conflicts=ignore_conflicts,
-                update_conflicts=update_conflicts,
-                update_fields=update_fields,
-                unique_fields=unique_fields,
-            )
-            contributor_ids = {cycle.contributor_id for cycle in created}
-            Contributor.objects.using(self.db).filter(id__in=contributor_ids).assign_numbers()
-        return created
 
 
 class Cycle(models.Model):

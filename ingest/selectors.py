@@ -12,7 +12,6 @@ from django.db.models import Count
 from redis.exceptions import RedisError
 
 from ingest.models import JUDGED_RULE, Cycle, CycleQuerySet
-from leaderboard.models import Snapshot
 
 # The stats endpoint counts the whole cycles table: the counts are cached for this long, and
 # forgotten as soon as a contribution or retraction changes the rows (forget_pool_counts).
@@ -82,9 +81,3 @@ def forget_pool_counts() -> None:
     except ValueError:  # no version yet
         cache.add(POOL_VERSION_KEY, 1, None)
         cache.incr(POOL_VERSION_KEY)
-
-
-def newest_snapshot_id() -> str | None:
-    """The id of the newest published ranking snapshot, as the 202 body and the stats report it."""
-    newest = Snapshot.objects.published().values_list("id", flat=True).first()
-    return None if newest is None else str(newest)

@@ -22,8 +22,9 @@ from django.db.models.expressions import RawSQL
 
 from ingest.columns import FACT_FIELDS
 from ingest.contract import STORED_FIELDS, Envelope
+from ingest.hooks import announce_cycles_changed, newest_snapshot_id
 from ingest.models import Contributor, Cycle, Receipt, Retraction, install_hash, install_lock_key
-from ingest.selectors import forget_pool_counts, newest_snapshot_id
+from ingest.selectors import forget_pool_counts
 
 
 class InstallRetractedError(Exception):
@@ -42,16 +43,14 @@ class ContributionResult:
 
 
 def _queue_recompute() -> None:
-    """After a commit that changed cycles: forget the cached pool counts and ask for a recompute."""
+    """After a commit that changed cycles: forget the cached pool counts and announce it (a recompute follows)."""
     # Registered robust: the rows are committed by then, so a cache or broker that is down must
     # not turn the answer into an error that makes the client resend; the scheduled recompute
     # catches up, and cached counts expire within POOL_COUNTS_SECONDS.
-    from leaderboard.services import request_recompute
-
     try:
         forget_pool_counts()
     finally:
-        request_recompute()
+        announce_cycles_changed()
 
 
 def _lock_install(digest: str) -> None:
@@ -265,6 +264,17 @@ def _column_type(field: models.Field[Any, Any] | None) -> str:
     if column_type is None:
         raise TypeError("every rewritten column needs a database type")
     return column_type
+
+
+def store_made_cycles(cycles: list[Cycle], *, batch_size: int | None = None) -> list[Cycle]:
+    """Store cycles made outside a contribution (the demo pool, tests) and number their contributors' first cycles.
+
+    Contributions go through contribute(); both number contributors the same way (assign_numbers).
+    """
+    with transaction.atomic():
+        created = Cycle.objects.bulk_create(cycles, batch_size=batch_size)
+        Contributor.objects.filter(id__in={cycle.contributor_id for cycle in created}).assign_numbers()
+    return created
 
 
 def retract(*, install: uuid.UUID, now: datetime) -> int:

@@ -15,6 +15,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ingest.models import Contributor, Cycle, install_hash
+from ingest.services import store_made_cycles
 from leaderboard.services import recompute_snapshot
 
 DEMO_SEED = 20261130
@@ -199,7 +200,7 @@ def store_demo_cycles(*, count: int = DEFAULT_CYCLES, seed: int = DEMO_SEED) -> 
         Cycle(contributor=contributors[person], generated=now, received_at=now, **fields)
         for person, fields in demo_cycles(count=count, today=now.date(), seed=seed)
     ]
-    Cycle.objects.bulk_create(cycles, batch_size=2000)
+    store_made_cycles(cycles, batch_size=2000)
     return len(cycles)
 
 

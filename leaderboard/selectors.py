@@ -59,6 +59,12 @@ def latest_snapshot() -> Snapshot | None:
     return Snapshot.objects.published().first()
 
 
+def newest_snapshot_id() -> str | None:
+    """The newest published snapshot's id as text (the 202 body and the stats say it), None before any."""
+    newest = Snapshot.objects.published().values_list("id", flat=True).first()
+    return None if newest is None else str(newest)
+
+
 def _cycles_sql(*, since: dt.date | None, until: dt.date | None) -> tuple[str, tuple[Any, ...]]:
     """The one query of the scoring input, as SQL and parameters: the ingest's pool, FRAME_COLUMNS in order."""
     return pool_cycles(since=since, until=until).values_list(*FRAME_COLUMNS).query.sql_with_params()

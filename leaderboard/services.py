@@ -32,6 +32,11 @@ GENERATION_KEY = "leaderboard:generation"
 PRESET_WINDOW_DAYS = (90, 30)
 
 
+def recompute_after_new_cycles(**signal: Any) -> None:
+    """ingest.hooks.cycles_changed's receiver: a contribution or retraction committed."""
+    request_recompute()
+
+
 def request_recompute() -> None:
     """Ask for a recompute after new data; ingest calls it with transaction.on_commit."""
     from leaderboard.tasks import recompute_rankings

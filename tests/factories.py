@@ -9,6 +9,7 @@ from pathlib import Path
 from django.utils import timezone
 
 from ingest.models import Contributor, Cycle, install_hash
+from ingest.services import store_made_cycles
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 
@@ -77,4 +78,4 @@ def make_cycles(
                 received_at=now,
             )
         )
-    return Cycle.objects.bulk_create(cycles)
+    return store_made_cycles(cycles)

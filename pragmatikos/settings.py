@@ -121,12 +121,23 @@ else:
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
+# A task is acknowledged only once it has run, and put back when its worker process is
+# killed (SIGKILL, OOM), so a killed recompute is redelivered rather than forgotten.
 CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis hands an unacknowledged task to another worker after this long; longer than any
+# task runs (a recompute at a million cycles takes about a minute), so none runs twice at once.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 900)}
 CELERY_BEAT_SCHEDULE = {
+    # Cheap when nothing is owed (one Redis read); picks up a recompute left owed by one that failed or was killed.
+    "recompute-if-owed": {"task": "leaderboard.tasks.recompute_if_owed", "schedule": 60.0},
+    # Also covers contributions whose request for a recompute was lost; an unchanged pool publishes nothing.
     "recompute-rankings": {"task": "leaderboard.tasks.scheduled_recompute", "schedule": 600.0},
 }
+# The recompute lock's time to live; the holder renews it every third of that while it computes.
+RECOMPUTE_LOCK_SECONDS = envint("RECOMPUTE_LOCK_SECONDS", 30)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],

@@ -97,12 +97,11 @@ class RedisCoordinator:
         the lock will have lapsed, so a dead holder delays the work by at most the lock's
         time to live, and a burst turned away by a live holder schedules one check, not one each.
         """
-        remaining = int(self.client.ttl(LOCK_KEY))
-        if remaining < 0:
-            return 0  # lapsed or lapsing now
-        if not self.client.set(FOLLOW_UP_KEY, "1", nx=True, ex=remaining + 1):
+        remaining = int(self.client.ttl(LOCK_KEY))  # -2: gone since; -1: no expiry (never set so by us)
+        delay = 1 if remaining == -2 else (lock_seconds() if remaining == -1 else remaining) + 1
+        if not self.client.set(FOLLOW_UP_KEY, "1", nx=True, ex=delay):
             return None
-        return remaining + 1
+        return delay
 
 
 class LocalCoordinator:

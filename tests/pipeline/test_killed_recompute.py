@@ -4,11 +4,13 @@ Real processes over real Redis and the test database: a Celery worker killed whi
 scores, and lock holders killed while they hold the lock.
 """
 
+import os
 import signal
 import subprocess
 import sys
 import tempfile
 import time
+from pathlib import Path
 
 import pytest
 from django.conf import settings
@@ -29,6 +31,7 @@ pytestmark = [
 
 HOLD_THE_LOCK = """
 import time
+from pathlib import Path
 from leaderboard.coordination import coordinator, exclusive
 with exclusive(coordinator()) as holding:
     print("holding" if holding else "refused", flush=True)
@@ -124,6 +127,41 @@ def test_it_publishes_within_60_seconds_of_restarting_a_worker_killed_mid_recomp
     assert newest.cycles == 8000
     assert not coord.is_pending()
     assert not coord.client.exists(LOCK_KEY)
+
+
+def test_it_redoes_a_recompute_whose_pool_process_is_killed_without_any_restart() -> None:
+    # The OOM killer's case: the worker's child process dies, its parent lives on.
+    coord = redis_coordinator()
+    make_cycles(make_contributor(), count=4000, seed=7)
+    assert recompute_snapshot() is not None
+    make_cycles(make_contributor(), count=4000, seed=8, key_offset=10_000)
+    celery_app.control.purge()
+    coord.take_pending()
+
+    # Enough resamples to be killed while scoring, few enough that the redone one is quick.
+    worker = start_worker(("SCORING_RESAMPLES", "4000"), pool="prefork")
+    try:
+        wait_for_worker(worker)
+        coord.mark_pending()
+        recompute_rankings.delay()
+        wait_for_line(worker, b"recompute: loaded 8000 cycles", 60)
+        time.sleep(1)
+        children = Path(f"/proc/{worker.pid}/task/{worker.pid}/children").read_text().split()
+        assert len(children) == 1, children
+        os.kill(int(children[0]), signal.SIGKILL)
+        killed = time.monotonic()
+        # The task is put back at once and turned away by the dead child's lock; it looks
+        # again when the lock lapses.
+        wait_for_line(worker, b"recompute: loaded 8000 cycles", 60)
+        restarted = time.monotonic() - killed
+        wait_for_line(worker, b"recompute: published snapshot", 120)
+        print(f"redone {restarted:.1f} s, published {time.monotonic() - killed:.1f} s after the kill")
+        assert restarted <= settings.RECOMPUTE_LOCK_SECONDS + 10
+    finally:
+        stop(worker)
+    assert Snapshot.objects.count() == 2
+    assert Snapshot.objects.latest("id").cycles == 8000
+    assert not coord.is_pending()
 
 
 def test_it_renews_a_live_holders_lock_past_its_time_to_live() -> None:

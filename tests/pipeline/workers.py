@@ -22,10 +22,15 @@ def child_database_env() -> dict[str, str]:
     return env
 
 
-def start_worker(*extra_env: tuple[str, str], output: IO[bytes] | int = subprocess.PIPE) -> subprocess.Popen[bytes]:
+def start_worker(
+    *extra_env: tuple[str, str], output: IO[bytes] | int = subprocess.PIPE, pool: str = "solo"
+) -> subprocess.Popen[bytes]:
+    """A worker running tasks in its own process (solo), or in one child process (prefork, as in production)."""
     env = child_database_env()
     env.update(dict(extra_env))
-    command = [sys.executable, "-m", "celery", "-A", "pragmatikos", "worker", "--pool", "solo", "--loglevel", "INFO"]
+    command = [sys.executable, "-m", "celery", "-A", "pragmatikos", "worker", "--pool", pool, "--loglevel", "INFO"]
+    if pool == "prefork":
+        command += ["--concurrency", "1"]
     return subprocess.Popen(command, cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT)
 
 

@@ -1,18 +1,24 @@
 """The rate throttles admit exactly their limit however many requests race for it."""
 
+import shutil
+import socket
+import subprocess
 import threading
+import time
 import uuid
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
+import redis
 from django.conf import settings
 from django.test import Client, override_settings
 from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
-from ingest.throttles import AddressRateThrottle, InstallRateThrottle, parse_rate
+from ingest.throttles import AddressRateThrottle, InstallRateThrottle, ThrottleUnavailableError, parse_rate
 
 THREADS = 16
 
@@ -93,10 +99,49 @@ def test_it_reads_drf_rate_strings() -> None:
 
 @pytest.mark.skipif(not settings.REDIS_URL, reason="the counters are in Redis only with REDIS_URL")
 def test_it_keeps_the_counters_under_a_keyed_hash_of_the_address() -> None:
-    import redis
-
     AddressRateThrottle().allow_request(request_from("198.51.100.13"), APIView())
     client = redis.Redis.from_url(settings.REDIS_URL)
     keys = [key for key in client.keys("throttle_address_*") if isinstance(key, bytes)]
     assert len(keys) == 1 and len(keys[0].removeprefix(b"throttle_address_")) == 64
     assert b"198.51.100.13" not in b"".join(bytes(client.dump(key) or b"") for key in keys)  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+    """A redis-server of this test's own on a free port, to stop without touching the shared one."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen(
+        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)],
+        stdout=subprocess.DEVNULL,
+    )
+    url = f"redis://127.0.0.1:{port}/0"
+    try:
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                redis.Redis.from_url(url).ping()
+                break
+            except redis.ConnectionError:
+                assert time.monotonic() < deadline, "redis-server did not start"
+                time.sleep(0.05)
+        yield url, server
+    finally:
+        if server.poll() is None:
+            server.terminate()
+            server.wait()
+
+
+@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server to start one of its own")
+def test_it_fails_closed_with_503_when_redis_goes_down_between_requests(own_redis) -> None:  # type: ignore[no-untyped-def]
+    url, server = own_redis
+    request = request_from("198.51.100.14")
+    caches = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}}
+    with override_settings(CACHES=caches, INGEST_RATE_PER_ADDRESS="5/minute"):
+        assert AddressRateThrottle().allow_request(request, APIView())  # a pooled connection now exists
+        server.terminate()
+        server.wait()
+        with pytest.raises(ThrottleUnavailableError) as refused:
+            AddressRateThrottle().allow_request(request, APIView())
+    assert refused.value.status_code == 503 and refused.value.wait == 60

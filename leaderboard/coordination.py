@@ -56,10 +56,16 @@ class Coordinator(Protocol):
     def claim_follow_up(self) -> int | None: ...
 
 
+@cache
+def _redis_client(url: str) -> redis.Redis:
+    # One connection pool per process (redis-py starts a fresh one in a forked child).
+    return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
+
+
 class RedisCoordinator:
     def __init__(self, url: str) -> None:
-        self.client = redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
-        self.token = uuid.uuid4().hex
+        self.client = _redis_client(url)
+        self.token = uuid.uuid4().hex  # whose lock it is: each coordinator is a would-be holder
 
     def mark_pending(self) -> None:
         self.client.incr(PENDING_KEY)

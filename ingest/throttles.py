@@ -2,19 +2,31 @@
 
 Both are keyed by keyed hashes (HMAC-SHA256 with the install-hash key): the cache that
 holds the counters never holds an install id or an address.
+
+Each check is one atomic step in Redis (a Lua sliding window over the last period), so
+concurrent requests cannot all read "one left" and all pass: exactly the limit is
+admitted however many arrive at once. DRF's own throttle reads, then writes the history,
+and over-admits under concurrency.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+import math
+import threading
+import time
+import uuid
+from functools import cache as memoize
 
+import redis
 from django.conf import settings
+from django.core.cache import cache
 from redis.exceptions import RedisError
 from rest_framework import status
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
-from rest_framework.throttling import SimpleRateThrottle
+from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 
@@ -43,14 +55,94 @@ class ThrottleUnavailableError(APIException):
     wait = 60
 
 
-class FailClosedRateThrottle(SimpleRateThrottle):
-    """A rate throttle that refuses (503) rather than lets a request through unmetered when its cache is down."""
+# Drop requests older than the window, count the rest, record this one only if under the
+# limit; answers [admitted, milliseconds until the oldest leaves the window]. Redis's own
+# clock, so every web process agrees on the window.
+SLIDING_WINDOW = """
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local window = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+if redis.call('ZCARD', KEYS[1]) < tonumber(ARGV[1]) then
+  redis.call('ZADD', KEYS[1], now, ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], window)
+  return {1, 0}
+end
+local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+return {0, tonumber(oldest[2]) + window - now}
+"""
+
+PERIODS = {"s": 1, "m": 60, "h": 3600, "d": 86400}
+
+
+def parse_rate(rate: str) -> tuple[int, int]:
+    """A DRF rate string as (requests, seconds): "60/hour" is (60, 3600); the period's first letter counts."""
+    count, period = rate.split("/")
+    return int(count), PERIODS[period.strip()[0]]
+
+
+@memoize
+def _redis_client(url: str) -> redis.Redis:
+    # Short timeouts: an unreachable Redis answers 503 promptly rather than holding the request.
+    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
+
+
+def _counter_redis() -> redis.Redis | None:
+    """The Redis of the default cache (where the counters live), or None without one."""
+    config = settings.CACHES["default"]
+    if not str(config["BACKEND"]).endswith("RedisCache"):
+        return None
+    location = config["LOCATION"]
+    return _redis_client(location if isinstance(location, str) else location[0])
+
+
+_local_guard = threading.Lock()
+
+
+def _admit_locally(key: str, limit: int, seconds: int) -> tuple[bool, float]:
+    """The same window in the local-memory cache, for the embedded default: exact within the one process."""
+    with _local_guard:
+        now = time.time()
+        history = [at for at in cache.get(key, []) if at > now - seconds]
+        if len(history) < limit:
+            cache.set(key, [*history, now], seconds)
+            return True, 0.0
+        cache.set(key, history, seconds)
+        return False, min(history) + seconds - now
+
+
+class FailClosedRateThrottle(BaseThrottle):
+    """An exact sliding-window rate throttle that refuses (503) rather than lets a request through
+    unmetered when its Redis is down."""
+
+    scope: str
+
+    def __init__(self) -> None:
+        self.wait_seconds: float | None = None
+
+    def get_rate(self) -> str:
+        raise NotImplementedError
+
+    def get_ident_digest(self, request: Request) -> str:
+        raise NotImplementedError
 
     def allow_request(self, request: Request, view: APIView) -> bool:
+        limit, seconds = parse_rate(self.get_rate())
+        key = f"throttle_{self.scope}_{self.get_ident_digest(request)}"
         try:
-            return super().allow_request(request, view)
+            client = _counter_redis()
+            if client is None:
+                admitted, wait = _admit_locally(key, limit, seconds)
+            else:
+                admitted_flag, wait_ms = client.eval(SLIDING_WINDOW, 1, key, limit, seconds * 1000, uuid.uuid4().hex)
+                admitted, wait = bool(admitted_flag), int(wait_ms) / 1000
         except RedisError as unreachable:
             raise ThrottleUnavailableError from unreachable
+        self.wait_seconds = None if admitted else max(1, math.ceil(wait))
+        return admitted
+
+    def wait(self) -> float | None:
+        return self.wait_seconds
 
 
 class AddressRateThrottle(FailClosedRateThrottle):
@@ -61,8 +153,8 @@ class AddressRateThrottle(FailClosedRateThrottle):
     def get_rate(self) -> str:
         return str(settings.INGEST_RATE_PER_ADDRESS)
 
-    def get_cache_key(self, request: Request, view: APIView) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": keyed_digest("address", client_address(request))}
+    def get_ident_digest(self, request: Request) -> str:
+        return keyed_digest("address", client_address(request))
 
 
 class InstallRateThrottle(FailClosedRateThrottle):
@@ -80,5 +172,5 @@ class InstallRateThrottle(FailClosedRateThrottle):
     def get_rate(self) -> str:
         return str(settings.INGEST_RATE_PER_INSTALL)
 
-    def get_cache_key(self, request: Request, view: APIView) -> str:
-        return self.cache_format % {"scope": self.scope, "ident": self.install_digest}
+    def get_ident_digest(self, request: Request) -> str:
+        return self.install_digest

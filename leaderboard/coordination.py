@@ -4,8 +4,18 @@ Contributions arriving while a recompute runs only raise the "pending" flag; the
 running one sees it and does one follow-up, so any burst coalesces into at most one
 more recompute. A lock keeps two recomputes from ever running at once. With Redis
 both live there (shared by every worker); without it, in this process.
+
+Both survive a recompute that dies, even by SIGKILL or the OOM killer:
+
+* The flag is a counter. A recompute reads it before starting and clears it only
+  after publishing, and only if no contribution raised it meanwhile; a recompute that
+  fails or is killed leaves it raised for the next one.
+* The lock has a short time to live that a heartbeat thread of the holder renews while
+  the recompute runs, so a live holder keeps it however long it computes, and a dead
+  holder's lock is gone within LOCK_SECONDS.
 """
 
+import logging
 import threading
 import uuid
 from collections.abc import Iterator
@@ -15,65 +25,131 @@ from typing import Protocol
 
 import redis
 from django.conf import settings
+from redis.exceptions import RedisError
+
+log = logging.getLogger(__name__)
 
 LOCK_KEY = "pragmatikos:recompute:lock"
 PENDING_KEY = "pragmatikos:recompute:pending"
-# Ten times a recompute at a million cycles; a killed holder's lock expires by itself.
-LOCK_SECONDS = 300
+# Set while a check is scheduled for when a blocking lock will have expired (see claim_follow_up).
+FOLLOW_UP_KEY = "pragmatikos:recompute:follow-up"
+
+# Compare-and-act scripts: each checks the value it was given in the same step as it acts.
+_RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('expire', KEYS[1], ARGV[2]) else return 0 end"
+_DELETE_IF_EQUAL = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
+
+
+def lock_seconds() -> int:
+    """The lock's time to live: how long a dead holder can block the next recompute."""
+    return int(settings.RECOMPUTE_LOCK_SECONDS)
 
 
 class Coordinator(Protocol):
     def mark_pending(self) -> None: ...
+    def pending_mark(self) -> int | None: ...
+    def clear_pending(self, mark: int) -> bool: ...
     def take_pending(self) -> bool: ...
     def is_pending(self) -> bool: ...
     def try_lock(self) -> bool: ...
+    def renew_lock(self) -> bool: ...
     def unlock(self) -> None: ...
+    def claim_follow_up(self) -> int | None: ...
+
+
+@cache
+def _redis_client(url: str) -> redis.Redis:
+    # One connection pool per process (redis-py starts a fresh one in a forked child).
+    return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
 
 
 class RedisCoordinator:
     def __init__(self, url: str) -> None:
-        self.client = redis.Redis.from_url(url)
-        self.token = uuid.uuid4().hex
+        self.client = _redis_client(url)
+        self.token = uuid.uuid4().hex  # whose lock it is: each coordinator is a would-be holder
 
     def mark_pending(self) -> None:
-        self.client.set(PENDING_KEY, "1")
+        self.client.incr(PENDING_KEY)
+
+    def pending_mark(self) -> int | None:
+        """The flag's current value, to clear it later only if it has not moved; None when nothing is owed."""
+        raw = self.client.get(PENDING_KEY)
+        return None if raw is None else int(raw)
+
+    def clear_pending(self, mark: int) -> bool:
+        return bool(self.client.eval(_DELETE_IF_EQUAL, 1, PENDING_KEY, str(mark)))
 
     def take_pending(self) -> bool:
+        """Clear the flag whatever its value; says whether it was raised."""
         return self.client.getdel(PENDING_KEY) is not None
 
     def is_pending(self) -> bool:
         return bool(self.client.exists(PENDING_KEY))
 
     def try_lock(self) -> bool:
-        return bool(self.client.set(LOCK_KEY, self.token, nx=True, ex=LOCK_SECONDS))
+        return bool(self.client.set(LOCK_KEY, self.token, nx=True, ex=lock_seconds()))
+
+    def renew_lock(self) -> bool:
+        """Extend our own lock's time to live; False when it is no longer ours."""
+        return bool(self.client.eval(_RENEW, 1, LOCK_KEY, self.token, lock_seconds()))
 
     def unlock(self) -> None:
-        # Delete only our own lock: compare and delete in one step.
-        script = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('del', KEYS[1]) else return 0 end"
-        self.client.eval(script, 1, LOCK_KEY, self.token)
+        self.client.eval(_DELETE_IF_EQUAL, 1, LOCK_KEY, self.token)
+
+    def claim_follow_up(self) -> int | None:
+        """Seconds until another holder's lock lapses, if no one has yet claimed the check for that moment.
+
+        A live holder does every owed recompute itself; a dead one never will. Whoever
+        is turned away by the lock while a recompute is owed claims one check for when
+        the lock will have lapsed, so a dead holder delays the work by at most the lock's
+        time to live, and a burst turned away by a live holder schedules one check, not one each.
+        """
+        remaining = int(self.client.ttl(LOCK_KEY))  # -2: gone since; -1: no expiry (never set so by us)
+        delay = 1 if remaining == -2 else (lock_seconds() if remaining == -1 else remaining) + 1
+        if not self.client.set(FOLLOW_UP_KEY, "1", nx=True, ex=delay):
+            return None
+        return delay
 
 
 class LocalCoordinator:
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.pending = threading.Event()
+        self.guard = threading.Lock()
+        self.pending = 0
 
     def mark_pending(self) -> None:
-        self.pending.set()
+        with self.guard:
+            self.pending += 1
+
+    def pending_mark(self) -> int | None:
+        with self.guard:
+            return self.pending or None
+
+    def clear_pending(self, mark: int) -> bool:
+        with self.guard:
+            if self.pending != mark:
+                return False
+            self.pending = 0
+            return True
 
     def take_pending(self) -> bool:
-        was = self.pending.is_set()
-        self.pending.clear()
-        return was
+        with self.guard:
+            was, self.pending = self.pending, 0
+        return bool(was)
 
     def is_pending(self) -> bool:
-        return self.pending.is_set()
+        return bool(self.pending)
 
     def try_lock(self) -> bool:
         return self.lock.acquire(blocking=False)
 
+    def renew_lock(self) -> bool:
+        return self.lock.locked()  # an in-process lock cannot outlive its holder
+
     def unlock(self) -> None:
         self.lock.release()
+
+    def claim_follow_up(self) -> int | None:
+        return None  # the holder runs in this process and does the follow-up itself
 
 
 @cache
@@ -87,13 +163,43 @@ def coordinator() -> Coordinator:
     return _local()
 
 
+class LockHeartbeat:
+    """Renews the holder's lock every third of its time to live until stopped."""
+
+    def __init__(self, coord: Coordinator) -> None:
+        self.coord = coord
+        self.stopped = threading.Event()
+        self.thread = threading.Thread(target=self._run, name="recompute-lock-heartbeat", daemon=True)
+
+    def start(self) -> None:
+        self.thread.start()
+
+    def stop(self) -> None:
+        self.stopped.set()
+        self.thread.join()
+
+    def _run(self) -> None:
+        while not self.stopped.wait(max(lock_seconds() / 3, 0.1)):
+            try:
+                if not self.coord.renew_lock():
+                    # Expired while we computed (a stall longer than its life): another
+                    # recompute may start; publishing is one transaction either way.
+                    log.warning("recompute lock lost to expiry; another recompute may run alongside")
+                    return
+            except RedisError:
+                log.warning("recompute lock not renewed: Redis unreachable; retrying", exc_info=True)
+
+
 @contextmanager
 def exclusive(coord: Coordinator) -> Iterator[bool]:
-    """Hold the recompute lock for the block; yields False when another holder has it."""
+    """Hold the recompute lock for the block, renewed while it runs; yields False when another holder has it."""
     if not coord.try_lock():
         yield False
         return
+    heartbeat = LockHeartbeat(coord)
+    heartbeat.start()
     try:
         yield True
     finally:
+        heartbeat.stop()
         coord.unlock()

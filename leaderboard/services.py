@@ -57,14 +57,12 @@ def run_pending_recomputes() -> Snapshot | None:
         with exclusive(coord) as holding:
             if not holding:
                 return published
-            while coord.take_pending():
-                try:
-                    published = recompute_snapshot() or published
-                except BaseException:
-                    # Still owed: the next request or the beat schedule retries it.
-                    coord.mark_pending()
-                    raise
-        # A request that raised the flag between our last take and the unlock was
+            while (owed := coord.pending_mark()) is not None:
+                published = recompute_snapshot() or published
+                # Cleared only once published, and only if no contribution raised it
+                # meanwhile: a recompute that raises or is killed leaves it owed.
+                coord.clear_pending(owed)
+        # A request that raised the flag between our last check and the unlock was
         # refused the lock: the loop picks it up.
     return published
 

@@ -1,25 +1,56 @@
-"""Thin tasks: the work is in leaderboard.services."""
+"""Thin tasks: the work is in leaderboard.services.
+
+Tasks are acknowledged late and put back when their worker dies (settings), and the
+recompute ones are safe to run twice: the lock and the pending flag decide what runs.
+"""
+
+from typing import Any
 
 from celery import shared_task
+from celery.signals import worker_ready
 
 from leaderboard import services
 from leaderboard.coordination import coordinator
 
 
+def _recompute_owed() -> None:
+    services.run_pending_recomputes()
+    coord = coordinator()
+    if coord.is_pending():
+        # Turned away by another holder's lock. A live holder does the work itself; a
+        # dead one never will, so look again once its lock has lapsed (one check per lapse).
+        delay = coord.claim_follow_up()
+        if delay is not None:
+            recompute_if_owed.apply_async(countdown=delay)
+
+
 @shared_task(ignore_result=True)
 def recompute_rankings() -> None:
     """Recompute while one is owed (queued after each accepted contribution)."""
-    services.run_pending_recomputes()
+    _recompute_owed()
+
+
+@shared_task(ignore_result=True)
+def recompute_if_owed() -> None:
+    """Beat's check every minute, and the check once a blocking lock has lapsed; one Redis read when nothing is owed."""
+    _recompute_owed()
 
 
 @shared_task(ignore_result=True)
 def scheduled_recompute() -> None:
-    """Celery beat's periodic recompute; unchanged data publishes nothing new."""
+    """Celery beat's periodic recompute, which also covers contributions whose request for one
+    was lost (the broker down at commit); unchanged data publishes nothing new."""
     coordinator().mark_pending()
-    services.run_pending_recomputes()
+    _recompute_owed()
 
 
 @shared_task(ignore_result=True)
 def warm_windows(snapshot_id: int) -> None:
     """Compute a new snapshot's preset day windows ahead of the first visitor."""
     services.warm_windows(snapshot_id=snapshot_id)
+
+
+@worker_ready.connect
+def _check_owed_on_start(**_: Any) -> None:
+    # A worker starting after a crash picks up the recompute the crash left owed.
+    recompute_if_owed.delay()

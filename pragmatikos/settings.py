@@ -89,6 +89,7 @@ INSTALLED_APPS = [
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    "pragmatikos.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
     "django.middleware.common.CommonMiddleware",
     # The retraction form on /contribute/; the JSON API's views are exempt (they take no cookies).
@@ -124,12 +125,23 @@ else:
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL
 CELERY_TASK_EAGER_PROPAGATES = True
+# A task is acknowledged only once it has run, and put back when its worker process is
+# killed (SIGKILL, OOM), so a killed recompute is redelivered rather than forgotten.
 CELERY_TASK_ACKS_LATE = True
+CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_BROKER_CONNECTION_RETRY_ON_STARTUP = True
+# Redis hands an unacknowledged task to another worker after this long; longer than any
+# task runs (a recompute at a million cycles takes about a minute), so none runs twice at once.
+CELERY_BROKER_TRANSPORT_OPTIONS = {"visibility_timeout": envint("CELERY_VISIBILITY_TIMEOUT", 900)}
 CELERY_BEAT_SCHEDULE = {
+    # Cheap when nothing is owed (one Redis read); picks up a recompute left owed by one that failed or was killed.
+    "recompute-if-owed": {"task": "leaderboard.tasks.recompute_if_owed", "schedule": 60.0},
+    # Also covers contributions whose request for a recompute was lost; an unchanged pool publishes nothing.
     "recompute-rankings": {"task": "leaderboard.tasks.scheduled_recompute", "schedule": 600.0},
 }
+# The recompute lock's time to live; the holder renews it every third of that while it computes.
+RECOMPUTE_LOCK_SECONDS = envint("RECOMPUTE_LOCK_SECONDS", 30)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
@@ -185,7 +197,32 @@ LANGUAGE_CODE = "en"
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
 CSRF_FAILURE_VIEW = "leaderboard.views.csrf_failure"
-SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if envbool("BEHIND_TLS_PROXY", False) else None
+BEHIND_TLS_PROXY = envbool("BEHIND_TLS_PROXY", False)
+SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_TLS_PROXY else None
+if BEHIND_TLS_PROXY:
+    # Browsers that have seen the site over HTTPS come back only over HTTPS. Django sends the
+    # header on secure requests only, which behind the proxy are the ones it forwarded as https.
+    SECURE_HSTS_SECONDS = envint("SECURE_HSTS_SECONDS", 31_536_000)
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = envbool("SECURE_HSTS_INCLUDE_SUBDOMAINS", False)
+    SECURE_HSTS_PRELOAD = envbool("SECURE_HSTS_PRELOAD", False)
+    CSRF_COOKIE_SECURE = True
+    SESSION_COOKIE_SECURE = True
+
+# pragmatikos.security sends these. The one hash is the inline <style> of templates/500.html,
+# which must render with nothing else working; tests check every inline style is hashed here.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'none'; script-src 'self'; style-src 'self' 'sha256-IaKqdWlfvQwR6eVuUI2weKVu7WmR+4ndYCuwwI5V+eA='; "
+    "img-src 'self' data:; font-src 'self'; connect-src 'self'; manifest-src 'self'; "
+    "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
+)
+CONTENT_SECURITY_POLICY_PATHS = {
+    # Redoc (served from our static files) writes its styles into <style> elements at run
+    # time and runs its search in a worker it builds from a blob: scripts stay ours only.
+    "/api/docs/": (
+        "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+        "font-src 'self' data:; connect-src 'self'; worker-src blob:; base-uri 'none'; frame-ancestors 'none'"
+    ),
+}
 
 LOGGING = {
     "version": 1,

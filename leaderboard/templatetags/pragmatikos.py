@@ -5,6 +5,7 @@ from urllib.parse import urlencode
 
 from django import template
 from django.urls import reverse
+from django.utils.html import format_html
 
 from leaderboard.pages import Axis, number
 
@@ -102,3 +103,26 @@ def p_value(value: object) -> str:
     if as_number is None:
         return "n/a"
     return "< 0.001" if as_number < 0.001 else f"{as_number:.3f}"
+
+
+# Colours and widths as SVG attributes, not style attributes: the Content-Security-Policy
+# allows no inline styles, and presentation attributes are not styles.
+@register.simple_tag
+def swatch(colour: str) -> str:
+    return format_html(
+        '<svg class="swatch" viewBox="0 0 1 1" aria-hidden="true" focusable="false">'
+        '<rect width="1" height="1" fill="{}"/></svg>',
+        colour,
+    )
+
+
+@register.simple_tag
+def meter(value: object, colour: str) -> str:
+    """A 0..100 score as a filled bar, clamped."""
+    width = percent_width(value).removesuffix("%")
+    return format_html(
+        '<svg class="meter" viewBox="0 0 100 1" preserveAspectRatio="none" aria-hidden="true" focusable="false">'
+        '<rect width="{}" height="1" fill="{}"/></svg>',
+        width,
+        colour,
+    )

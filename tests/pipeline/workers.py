@@ -4,6 +4,7 @@ import os
 import subprocess
 import sys
 from pathlib import Path
+from typing import IO
 
 from django.conf import settings
 from django.db import connection
@@ -22,11 +23,16 @@ def child_database_env() -> dict[str, str]:
     return env
 
 
-def start_worker() -> subprocess.Popen[bytes]:
-    command = [sys.executable, "-m", "celery", "-A", "pragmatikos", "worker", "--pool", "solo", "--loglevel", "INFO"]
-    return subprocess.Popen(
-        command, cwd=REPO, env=child_database_env(), stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
+def start_worker(
+    *extra_env: tuple[str, str], output: IO[bytes] | int = subprocess.PIPE, pool: str = "solo"
+) -> subprocess.Popen[bytes]:
+    """A worker running tasks in its own process (solo), or in one child process (prefork, as in production)."""
+    env = child_database_env()
+    env.update(dict(extra_env))
+    command = [sys.executable, "-m", "celery", "-A", "pragmatikos", "worker", "--pool", pool, "--loglevel", "INFO"]
+    if pool == "prefork":
+        command += ["--concurrency", "1"]
+    return subprocess.Popen(command, cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT)
 
 
 def start_recompute(*extra_env: tuple[str, str]) -> subprocess.Popen[bytes]:

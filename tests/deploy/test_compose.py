@@ -1,0 +1,52 @@
+"""The production files hang together. Docker is not run here (no engine on CI): the
+compose file is parsed and checked, not started; `docker compose config` would check more."""
+
+import runpy
+from pathlib import Path
+
+import yaml
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def compose() -> dict:  # type: ignore[type-arg]
+    return dict(yaml.safe_load((REPO / "docker-compose.yml").read_text()))
+
+
+def test_it_publishes_only_the_proxy() -> None:
+    services = compose()["services"]
+
+    published = {name for name, service in services.items() if service.get("ports")}
+    assert published == {"caddy"}
+    assert {"80:80", "443:443"} <= set(services["caddy"]["ports"])
+    assert "./deploy/Caddyfile:/etc/caddy/Caddyfile:ro" in services["caddy"]["volumes"]
+    assert services["caddy"]["environment"]["DOMAIN"] == "${DOMAIN:-localhost}"
+
+
+def test_it_runs_the_app_behind_the_tls_proxy_with_threaded_gunicorn() -> None:
+    services = compose()["services"]
+
+    for name in ("web", "worker", "beat", "setup"):
+        assert services[name]["environment"]["BEHIND_TLS_PROXY"] == "1", name
+    assert services["web"]["command"] == ".venv/bin/gunicorn -c deploy/gunicorn.conf.py pragmatikos.wsgi"
+    assert services["web"]["expose"] == ["8000"]
+
+
+def test_it_buffers_requests_at_the_proxy_and_keeps_no_access_log() -> None:
+    caddyfile = (REPO / "deploy" / "Caddyfile").read_text()
+    directives = [line.split("#")[0].strip() for line in caddyfile.splitlines()]
+
+    assert "reverse_proxy web:8000 {" in directives
+    assert "request_buffers unlimited" in directives
+    assert "max_size 9MB" in directives
+    assert "read_header 10s" in directives
+    assert not any(line.startswith("log") for line in directives)
+
+
+def test_it_configures_gthread_workers_and_an_address_free_access_log() -> None:
+    config = runpy.run_path(str(REPO / "deploy" / "gunicorn.conf.py"))
+
+    assert config["worker_class"] == "gthread"
+    assert config["threads"] >= 4
+    assert "%(h)s" not in config["access_log_format"]
+    assert "{x-forwarded-for}i" not in config["access_log_format"].lower()

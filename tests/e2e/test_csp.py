@@ -1,0 +1,88 @@
+"""Every page works in headless Chromium under the Content-Security-Policy, without one violation.
+
+Uses Debian's chromium package (never a downloaded browser), as test_browser.py does.
+"""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from leaderboard import demo, views
+
+CHROMIUM = Path("/usr/bin/chromium")
+CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
+
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Chromium at /usr/bin/chromium: apt-get install chromium"),
+]
+
+# Collected before any page script runs, so nothing the policy refuses goes unseen.
+RECORD_VIOLATIONS = """
+window.__violations = [];
+document.addEventListener('securitypolicyviolation', (e) => {
+  window.__violations.push(e.violatedDirective + ' ' + (e.blockedURI || 'inline'));
+});
+"""
+
+
+@pytest.fixture
+def site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
+    views.forget_local_pages()
+    demo.load_demo(count=600)
+    return str(live_server.url)
+
+
+@pytest.fixture
+def page(site: str) -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        context = chromium.new_context(viewport={"width": 390, "height": 844})
+        context.add_init_script(RECORD_VIOLATIONS)
+        yield context.new_page()
+        chromium.close()
+
+
+def violations(page) -> list[str]:  # type: ignore[no-untyped-def]
+    recorded = list(page.evaluate("window.__violations"))
+    refused = [message.text for message in page.console_messages() if "Content Security Policy" in message.text]
+    return recorded + refused
+
+
+def test_it_shows_every_page_without_a_policy_violation(site: str, page) -> None:  # type: ignore[no-untyped-def]
+    for path in ("/", "/compare/", "/methodology/", "/contribute/", "/data/", "/no-such-page/"):
+        response = page.goto(f"{site}{path}")
+        assert "script-src 'self'" in response.headers["content-security-policy"]
+        # The stylesheet applied (the page is not unstyled) and the script ran.
+        assert page.evaluate("getComputedStyle(document.querySelector('header.site')).display") != "inline"
+        assert page.evaluate("document.documentElement.classList.contains('js')")
+        assert violations(page) == [], path
+
+    page.goto(f"{site}/")
+    page.locator("table.rankings tbody tr th.label a").first.click()
+    page.wait_for_load_state()
+    # The colour swatches are SVG, not style attributes the policy would strip.
+    assert page.locator("h1 svg.swatch rect").first.get_attribute("fill")
+    assert violations(page) == []
+
+
+def test_it_changes_the_window_with_the_script_under_the_policy(site: str, page) -> None:  # type: ignore[no-untyped-def]
+    page.goto(f"{site}/")
+    page.locator("form.window input[name=window][value='30']").check()
+    page.wait_for_url("**window=30**")
+    assert violations(page) == []
+
+
+def test_it_renders_the_api_docs_under_their_policy(site: str, page) -> None:  # type: ignore[no-untyped-def]
+    response = page.goto(f"{site}/api/docs/")
+    policy = response.headers["content-security-policy"]
+    assert "script-src 'self';" in policy and "unsafe-eval" not in policy
+    page.wait_for_selector("h1:has-text('Pragmatikos API')", timeout=20_000)
+    page.get_by_text("/api/v1/contributions", exact=False).first.wait_for(timeout=20_000)
+    # Redoc's "API docs by Redocly" logo is on their CDN: refused, as the policy means to
+    # (no visitor's browser calls a third party); nothing else is.
+    refused = [text for text in violations(page) if "cdn.redoc.ly" not in text]
+    assert refused == []

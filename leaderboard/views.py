@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Any, cast
 from urllib.parse import urlencode
 
-from django.core.cache import cache
 from django.db.models.fields.json import KeyTransform
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.shortcuts import render
@@ -27,7 +26,7 @@ from django.utils.cache import patch_cache_control
 from django.utils.http import parse_etags, quote_etag
 from django.views.decorators.http import require_safe
 
-from leaderboard import charts, pages
+from leaderboard import charts, pages, soft_cache
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.selectors import WindowBusy, cycles_frame, scoped_document, scoring_config, snapshot_document
 from scoring import GroupNotRanked, compare_groups
@@ -177,7 +176,7 @@ def cached_page(
     key = pages.page_cache_key(snapshot_id, generation, page, *parts)
     held = _local_pages.get(key)
     if held is None:
-        held = cache.get(key)
+        held = soft_cache.get(key)
         if held is not None:
             _remember(key, held)
     if held is not None:
@@ -187,7 +186,7 @@ def cached_page(
         response = build(Lazy(snapshot_id))
         if response.status_code == 200:
             held = (response.status_code, response.content)
-            cache.set(key, held, pages.PAGE_SECONDS)
+            soft_cache.set(key, held, pages.PAGE_SECONDS)
             _remember(key, held)
     if response.status_code == 200:
         mark_cacheable(response, etag)

@@ -8,7 +8,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from ingest.models import Contributor
-from leaderboard import soft_cache
+from leaderboard import exports, soft_cache
 from leaderboard.coordination import coordinator, exclusive
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.selectors import (
@@ -134,8 +134,22 @@ def _publish(
             ]
         )
         transaction.on_commit(bump_generation)
+        transaction.on_commit(lambda: _queue_cycles_export(snapshot.id))
         transaction.on_commit(lambda: _queue_window_warming(snapshot.id))
     return snapshot
+
+
+def _queue_cycles_export(snapshot_id: int) -> None:
+    from leaderboard.tasks import export_cycles
+
+    export_cycles.delay(snapshot_id)
+
+
+def export_newest_cycles() -> None:
+    """Write the newest snapshot's cycles.csv if it is missing (a no-op when it is there)."""
+    snapshot = latest_snapshot()
+    if snapshot is not None:
+        exports.write_cycles_export(snapshot_id=snapshot.id)
 
 
 def _queue_window_warming(snapshot_id: int) -> None:

@@ -2,7 +2,7 @@
 
 from celery import shared_task
 
-from leaderboard import services
+from leaderboard import exports, services
 from leaderboard.coordination import coordinator
 
 
@@ -17,9 +17,17 @@ def scheduled_recompute() -> None:
     """Celery beat's periodic recompute; unchanged data publishes nothing new."""
     coordinator().mark_pending()
     services.run_pending_recomputes()
+    # An export lost with a worker that died after publishing is written here, late but not never.
+    services.export_newest_cycles()
 
 
 @shared_task(ignore_result=True)
 def warm_windows(snapshot_id: int) -> None:
     """Compute a new snapshot's preset day windows ahead of the first visitor."""
     services.warm_windows(snapshot_id=snapshot_id)
+
+
+@shared_task(ignore_result=True)
+def export_cycles(snapshot_id: int) -> None:
+    """Write the new snapshot's cycles.csv file (queued after each publish)."""
+    exports.write_cycles_export(snapshot_id=snapshot_id)

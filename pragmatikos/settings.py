@@ -170,6 +170,10 @@ try:
 except re.error as exc:
     raise ImproperlyConfigured(f"SCORING_FAMILY_PATTERN is not a regular expression: {exc}") from exc
 
+# Where the worker writes cycles.csv once per snapshot (leaderboard/exports.py); the web process
+# serves it from here, so both must see the same directory.
+EXPORT_DIR = Path(envstr("EXPORT_DIR", str(BASE_DIR / "var" / "exports")))
+
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"
 STATICFILES_DIRS = [BASE_DIR / "static"]

@@ -1,3 +1,6 @@
+from pathlib import Path
+from typing import Any
+
 import pytest
 
 
@@ -10,3 +13,9 @@ def _fresh_cache() -> None:
 
     cache.clear()
     soft_cache.reset()
+
+
+@pytest.fixture(autouse=True)
+def _own_export_dir(settings: Any, tmp_path: Path) -> None:
+    """Each test writes cycles.csv files into its own directory, never into the checkout's var/."""
+    settings.EXPORT_DIR = tmp_path / "exports"

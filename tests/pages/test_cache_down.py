@@ -18,7 +18,7 @@ from django.test import Client
 from django.utils import timezone
 
 from bench.scratch import free_port
-from leaderboard import selectors, soft_cache, views
+from leaderboard import exports, selectors, soft_cache, views
 from leaderboard.models import Snapshot
 from tests.ingest.envelopes import envelope
 from tests.pages.conftest import ranked_labels
@@ -74,6 +74,19 @@ def test_it_serves_every_page_and_download_with_the_cache_unreachable(
             assert response["X-Snapshot"] == str(demo_snapshot.id), (path, params)
     html = client.get("/", {"view": "model"}).content.decode()
     assert ranked_labels(demo_snapshot, "model")[0] in html
+
+
+def test_it_sends_the_cycles_export_with_the_cache_unreachable(
+    demo_snapshot: Snapshot, unreachable_cache: None, client: Client
+) -> None:
+    before = client.get("/data/cycles.csv")
+    assert before.status_code == 503 and int(before["Retry-After"]) > 0, "503 before the first export, not 500"
+    export = exports.write_cycles_export(snapshot_id=demo_snapshot.id)
+    assert export is not None
+    response = client.get("/data/cycles.csv")
+    assert response.status_code == 200
+    assert response["X-Snapshot"] == str(demo_snapshot.id)
+    assert b"".join(response.streaming_content) == export.path.read_bytes()  # type: ignore[attr-defined]
 
 
 def test_it_logs_one_warning_for_a_burst_of_requests_without_the_cache(

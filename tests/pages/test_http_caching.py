@@ -10,7 +10,7 @@ from tests.pages.test_queries_and_cache import page_paths
 
 
 def cacheable_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
-    # cycles.csv is the live table, never cached (test_downloads checks its no-store).
+    # cycles.csv is a file per snapshot with its own ETag, Range and no-cache (test_downloads checks them).
     return page_paths(snapshot)
 
 

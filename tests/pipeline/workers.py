@@ -18,6 +18,7 @@ def child_database_env() -> dict[str, str]:
     env = dict(os.environ)
     env.update(DATABASE_URL=url, REDIS_URL=settings.REDIS_URL, SECRET_KEY=settings.SECRET_KEY, PYTHONUNBUFFERED="1")
     env["INSTALL_HASH_KEY"] = settings.INSTALL_HASH_KEY
+    env["EXPORT_DIR"] = str(settings.EXPORT_DIR)
     return env
 
 

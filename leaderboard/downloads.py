@@ -143,8 +143,10 @@ def _file_response(request: HttpRequest, export: exports.Export, handle: IO[byte
         unchanged = HttpResponseNotModified()
         _file_headers(unchanged, export)
         return unchanged
+    # If-Range comes first: a range of another file is no range of this one (the whole file is sent).
+    ranged = "Range" in request.headers and _range_applies(request, export.etag)
     try:
-        wanted = requested_range(request.headers.get("Range", ""), export.size) if "Range" in request.headers else None
+        wanted = requested_range(request.headers["Range"], export.size) if ranged else None
     except Unsatisfiable:
         handle.close()
         refused = HttpResponse(status=416)
@@ -152,7 +154,7 @@ def _file_response(request: HttpRequest, export: exports.Export, handle: IO[byte
         _file_headers(refused, export)
         return refused
     response: FileResponse
-    if wanted is not None and _range_applies(request, export.etag):
+    if wanted is not None:
         first, last = wanted
         response = FileResponse(FileSlice(handle, first, last - first + 1), status=206)
         response["Content-Length"] = str(last - first + 1)

@@ -118,6 +118,7 @@ def main() -> int:
     parser.add_argument("--readers", type=int, default=4, help="clients reading pages at once")
     parser.add_argument("--seconds", type=float, default=20.0, help="length of each phase")
     parser.add_argument("--workers", type=int, default=(os.cpu_count() or 2) * 2, help="gunicorn workers")
+    parser.add_argument("--threads", type=int, default=1, help="threads per worker (above 1: gthread workers)")
     parser.add_argument("--resamples", type=int, default=200, help="bootstrap resamples of the recompute")
     args = parser.parse_args()
 
@@ -150,7 +151,8 @@ def main() -> int:
         size = written[0].stat().st_size
         print(f"export {written[0].name}: {size / 1e6:.1f} MB gzip, written in {export_seconds:.1f} s (a process)")
 
-        server, port = start_gunicorn(env, workers=args.workers, ready_path="/methodology/")
+        threads = ("-k", "gthread", "--threads", str(args.threads)) if args.threads > 1 else ()
+        server, port = start_gunicorn(env, workers=args.workers, ready_path="/methodology/", extra=threads)
         status, body = fetch(port, "/data/cycles.csv")
         if status != 200 or body != written[0].read_bytes():
             raise RuntimeError(f"/data/cycles.csv answered {status} with {len(body)} bytes")
@@ -188,8 +190,10 @@ def main() -> int:
         drop_database(admin_url, scratch)
         shutil.rmtree(export_dir, ignore_errors=True)
 
+    kind = f"gthread workers of {args.threads} threads" if args.threads > 1 else "sync workers"
     print(
-        f"gunicorn {args.workers} sync workers, {args.readers} page readers, {args.downloaders} downloaders, "
+        f"gunicorn {args.workers} {kind}, "
+        f"{args.readers} page readers, {args.downloaders} downloaders, "
         f"{args.seconds:.0f} s per phase, {os.cpu_count()} CPUs"
     )
     for phase in (alone, loaded):

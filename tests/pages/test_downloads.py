@@ -11,7 +11,7 @@ from django.test import Client, RequestFactory
 from django.utils import timezone
 
 from ingest.models import Contributor, Cycle
-from leaderboard import downloads, exports, pages, services
+from leaderboard import downloads, exports, pages, services, tasks
 from leaderboard.downloads import Unsatisfiable, requested_range
 from leaderboard.models import Snapshot
 from tests.factories import make_contributor, make_cycles
@@ -178,6 +178,14 @@ def test_it_writes_nothing_for_a_snapshot_that_is_no_longer_the_newest(demo_snap
     publish()
     assert exports.write_cycles_export(snapshot_id=demo_snapshot.id) is None
     assert not exports.export_path(demo_snapshot.id).exists()
+
+
+def test_it_writes_a_missing_export_on_the_beat_schedule(demo_snapshot: Snapshot, client: Client) -> None:
+    # A worker that died between publishing and writing the export: the periodic task writes it.
+    assert client.get("/data/cycles.csv").status_code == 503
+    tasks.scheduled_recompute()  # the pool is unchanged, so nothing new is published
+    assert exports.export_path(demo_snapshot.id).exists()
+    assert client.get("/data/cycles.csv")["X-Snapshot"] == str(demo_snapshot.id)
 
 
 def test_it_answers_304_to_the_files_etag(demo_snapshot: Snapshot, client: Client) -> None:

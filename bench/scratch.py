@@ -57,11 +57,14 @@ def server_environment(database_url: str, redis_url: str, *, name: str, **extra:
     return env
 
 
-def start_gunicorn(env: dict[str, str], *, workers: int, ready_path: str) -> tuple[subprocess.Popen[bytes], int]:
+def start_gunicorn(
+    env: dict[str, str], *, workers: int, ready_path: str, extra: tuple[str, ...] = ()
+) -> tuple[subprocess.Popen[bytes], int]:
     """gunicorn on a free loopback port, once ready_path answers 200; the caller terminates it."""
     port = free_port()
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))
     command = [gunicorn, "pragmatikos.wsgi:application", "-w", str(workers), "-b", f"127.0.0.1:{port}", "-t", "120"]
+    command += extra
     server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:

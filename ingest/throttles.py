@@ -92,7 +92,7 @@ def _counter_redis() -> redis.Redis | None:
     config = settings.CACHES["default"]
     if not str(config["BACKEND"]).endswith("RedisCache"):
         return None
-    location = config["LOCATION"]
+    location: str | list[str] = config["LOCATION"]  # type: ignore[assignment]
     return _redis_client(location if isinstance(location, str) else location[0])
 
 

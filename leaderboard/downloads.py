@@ -1,82 +1,180 @@
-"""The CSV downloads: every stored cycle (streamed) and one view's rankings.
+"""The CSV downloads: every stored cycle (a file written per snapshot) and one view's rankings.
 
 A CSV's first line is its header and nothing else, so the as-of time and snapshot ride
 in the response headers (X-As-Of, X-Snapshot) and in the file name, never inside the file.
 rankings.csv, like the pages, carries an ETag of the snapshot and URL and answers 304 to it.
-cycles.csv is the stored cycles as they are at download time: never cached, no ETag.
+
+cycles.csv is the gzip file the worker wrote for the newest snapshot (leaderboard/exports.py),
+sent as it is: the server can hand it to sendfile, and this process does no work per row.
+While the newest snapshot's file is being written the previous one is sent. It answers Range
+requests (one range: 206, or 416 outside the file) so a broken download resumes, and
+If-None-Match with 304. Before the first file exists, or while a retraction is newer than
+the file, it answers 503 with Retry-After: the file is never built here.
 """
 
 import csv
 from collections.abc import Iterator
-from typing import Any
+from typing import IO, Any
 
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.utils import timezone
+from django.utils.http import http_date, parse_etags
 from django.views.decorators.http import require_safe
 
-from ingest.columns import FACT_FIELDS
-from ingest.models import Cycle
-from leaderboard import pages
-from leaderboard.views import mark_cacheable, not_found_page, not_modified, page_etag, param, published_snapshot
+from leaderboard import exports, pages
+from leaderboard.views import (
+    mark_cacheable,
+    not_found_page,
+    not_modified,
+    page_etag,
+    param,
+    published_snapshot,
+    render_page,
+)
 
-# Rows fetched per round trip, and written per chunk of the response: memory stays flat.
-FETCH_ROWS = 2000
-CHUNK_ROWS = 500
-
-ROLE_WORDS = {Cycle.Role.OTHER: "other", Cycle.Role.PLAN: "plan", Cycle.Role.BUILD: "build"}
-SHIP_STATUS_WORDS = {
-    Cycle.ShipStatus.JUDGED: "judged",
-    Cycle.ShipStatus.PENDING: "pending",
-    Cycle.ShipStatus.UNSHIPPABLE: "unshippable",
-}
-CYCLE_COLUMNS: tuple[str, ...] = ("contributor", *FACT_FIELDS)
-_ROLE_INDEX = CYCLE_COLUMNS.index("role")
-_SHIP_STATUS_INDEX = CYCLE_COLUMNS.index("ship_status")
+# How soon to ask again while the newest snapshot's export is being written.
+EXPORT_RETRY_SECONDS = 30
 
 
-class _Line:
-    """csv.writer wants a file; this one hands each line back instead of keeping it."""
-
-    def write(self, text: str) -> str:
-        return text
-
-
-def _stamp(response: HttpResponse | StreamingHttpResponse, *, snapshot_id: int, kind: str) -> None:
-    as_of = timezone.now().replace(microsecond=0)
+def _stamp(response: HttpResponseBase, *, snapshot_id: int, kind: str, as_of: Any = None, suffix: str = "csv") -> None:
+    as_of = (as_of or timezone.now()).replace(microsecond=0)
     response["X-As-Of"] = as_of.isoformat().replace("+00:00", "Z")
     response["X-Snapshot"] = str(snapshot_id)
-    name = f"pragmatikos-{kind}-snapshot-{snapshot_id}-{as_of:%Y%m%dT%H%M%SZ}.csv"
+    name = f"pragmatikos-{kind}-snapshot-{snapshot_id}-{as_of:%Y%m%dT%H%M%SZ}.{suffix}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
 
 
-def cycle_lines() -> Iterator[str]:
-    writer = csv.writer(_Line())
-    yield writer.writerow(CYCLE_COLUMNS)
-    rows = Cycle.objects.in_pool().order_by("id").values_list("contributor__number", *FACT_FIELDS)
-    chunk: list[str] = []
-    for row in rows.iterator(chunk_size=FETCH_ROWS):
-        values: list[Any] = list(row)
-        # Contributor.pseudonym: c<number>, dense, in order of first contribution and stable across exports.
-        values[0] = f"c{values[0]}"
-        values[_ROLE_INDEX] = ROLE_WORDS.get(values[_ROLE_INDEX], values[_ROLE_INDEX])
-        values[_SHIP_STATUS_INDEX] = SHIP_STATUS_WORDS.get(values[_SHIP_STATUS_INDEX], values[_SHIP_STATUS_INDEX])
-        chunk.append(writer.writerow(values))
-        if len(chunk) >= CHUNK_ROWS:
-            yield "".join(chunk)
-            chunk = []
-    if chunk:
-        yield "".join(chunk)
+class Unsatisfiable(ValueError):
+    """A Range that starts past the end of the file: 416."""
+
+
+def requested_range(header: str, size: int) -> tuple[int, int] | None:
+    """The one byte range (first, last, inclusive) a Range header asks for; None to send the whole file.
+
+    RFC 9110 section 14: a header that is not one well-formed bytes range is ignored (the whole file is
+    a correct answer to it, and several ranges are not worth a multipart body here); a well-formed
+    range that starts at or past the end raises Unsatisfiable.
+    """
+    unit, _, spec = header.strip().partition("=")
+    if unit.strip().lower() != "bytes" or "," in spec:
+        return None
+    first_text, dash, last_text = spec.strip().partition("-")
+    first_text, last_text = first_text.strip(), last_text.strip()
+    if not dash or not (first_text or last_text):
+        return None
+    if not all(text.isdigit() and text.isascii() for text in (first_text or "0", last_text or "0")):
+        return None
+    if not first_text:  # "-n": the last n bytes
+        length = int(last_text)
+        if length == 0 or size == 0:
+            raise Unsatisfiable
+        return max(0, size - length), size - 1
+    first = int(first_text)
+    if last_text and int(last_text) < first:
+        return None
+    if first >= size:
+        raise Unsatisfiable
+    return first, min(int(last_text), size - 1) if last_text else size - 1
+
+
+class FileSlice:
+    """Part of an open file, for a 206: read() stops at the range's end, and fileno() lets the
+    server sendfile() it (gunicorn sends Content-Length bytes from the file's current offset)."""
+
+    def __init__(self, handle: IO[bytes], first: int, length: int) -> None:
+        self.handle = handle
+        self.remaining = length
+        handle.seek(first)
+
+    def read(self, size: int = -1) -> bytes:
+        if self.remaining <= 0:
+            return b""
+        wanted = self.remaining if size is None or size < 0 else min(size, self.remaining)
+        data = self.handle.read(wanted)
+        self.remaining -= len(data)
+        return data
+
+    def fileno(self) -> int:
+        return self.handle.fileno()
+
+    def close(self) -> None:
+        self.handle.close()
+
+
+def export_unavailable() -> HttpResponse:
+    response = render_page(
+        "503.html",
+        {"message": "The cycles download of the newest snapshot is being written; try again in a minute."},
+        status=503,
+    )
+    response["Retry-After"] = str(EXPORT_RETRY_SECONDS)
+    response["Cache-Control"] = "no-store"
+    return response
+
+
+def _range_applies(request: HttpRequest, etag: str) -> bool:
+    """If-Range: the range only when it names this file's ETag (a date, or another tag, gets the whole file)."""
+    if_range = request.headers.get("If-Range")
+    return if_range is None or if_range.strip() == etag
 
 
 @require_safe
-def cycles_csv(request: HttpRequest) -> StreamingHttpResponse | HttpResponse:
+def cycles_csv(request: HttpRequest) -> HttpResponseBase:
     _, snapshot_id = pages.serving_snapshot()
-    response = StreamingHttpResponse(cycle_lines(), content_type="text/csv; charset=utf-8")
-    _stamp(response, snapshot_id=snapshot_id, kind="cycles")
-    # The stored cycles, not a snapshot: they change between recomputes (a retraction
-    # takes effect at once), so no ETag of the snapshot may vouch for them and no cache keeps them.
-    response["Cache-Control"] = "no-store"
+    found = exports.opened_export(snapshot_id) if snapshot_id else None
+    if found is None:
+        return export_unavailable()
+    export, handle = found
+    try:
+        if exports.retracted_since(export):
+            handle.close()
+            return export_unavailable()
+        return _file_response(request, export, handle)
+    except BaseException:
+        handle.close()
+        raise
+
+
+def _file_response(request: HttpRequest, export: exports.Export, handle: IO[bytes]) -> HttpResponseBase:
+    # Weak comparison, as RFC 9110 asks for If-None-Match.
+    offered = {tag.removeprefix("W/") for tag in parse_etags(request.headers.get("If-None-Match", ""))}
+    if export.etag in offered or "*" in offered:
+        handle.close()
+        unchanged = HttpResponseNotModified()
+        _file_headers(unchanged, export)
+        return unchanged
+    # If-Range comes first: a range of another file is no range of this one (the whole file is sent).
+    ranged = "Range" in request.headers and _range_applies(request, export.etag)
+    try:
+        wanted = requested_range(request.headers["Range"], export.size) if ranged else None
+    except Unsatisfiable:
+        handle.close()
+        refused = HttpResponse(status=416)
+        refused["Content-Range"] = f"bytes */{export.size}"
+        _file_headers(refused, export)
+        return refused
+    response: FileResponse
+    if wanted is not None:
+        first, last = wanted
+        response = FileResponse(FileSlice(handle, first, last - first + 1), status=206)
+        response["Content-Length"] = str(last - first + 1)
+        response["Content-Range"] = f"bytes {first}-{last}/{export.size}"
+    else:
+        response = FileResponse(handle)
+        response["Content-Length"] = str(export.size)
+    response["Content-Type"] = "application/gzip"
+    _file_headers(response, export)
     return response
+
+
+def _file_headers(response: HttpResponseBase, export: exports.Export) -> None:
+    _stamp(response, snapshot_id=export.snapshot_id, kind="cycles", as_of=export.as_of, suffix="csv.gz")
+    response["ETag"] = export.etag
+    response["Last-Modified"] = http_date(export.as_of_ns // 1_000_000_000)
+    response["Accept-Ranges"] = "bytes"
+    # Kept, but asked about again each time: once a retraction or a new snapshot replaces the
+    # file, no cache goes on handing out the old one.
+    response["Cache-Control"] = "no-cache"
 
 
 def ranking_columns() -> list[str]:

@@ -12,11 +12,11 @@ from dataclasses import dataclass, field
 from datetime import date, timedelta
 from typing import Any
 
-from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
 
+from leaderboard import soft_cache
 from leaderboard.models import Snapshot
 from leaderboard.selectors import EARLIEST_DAY, preset_window
 from leaderboard.services import GENERATION_KEY, cache_generation
@@ -111,7 +111,13 @@ def serving_snapshot() -> tuple[int, int]:
     local = _serving
     if local is not None and local[0] > now:
         return local[1], local[2]
-    held = cache.get_many([GENERATION_KEY, SERVING_KEY])
+    held = soft_cache.get_many([GENERATION_KEY, SERVING_KEY])
+    if held is None:
+        # The cache is unreachable: the newest snapshot from the database, and generation 0,
+        # which names no shared cache entry (pages are then kept in this process only).
+        snapshot_id = Snapshot.objects.published().values_list("id", flat=True).first() or 0
+        _serving = (now + SERVING_LOCAL_SECONDS, 0, snapshot_id)
+        return 0, snapshot_id
     generation = held.get(GENERATION_KEY)
     if generation is None:
         generation = cache_generation()
@@ -120,7 +126,7 @@ def serving_snapshot() -> tuple[int, int]:
         snapshot_id = int(serving[1])
     else:
         snapshot_id = Snapshot.objects.published().values_list("id", flat=True).first() or 0
-        cache.set(SERVING_KEY, (generation, snapshot_id), SERVING_SECONDS)
+        soft_cache.set(SERVING_KEY, (generation, snapshot_id), SERVING_SECONDS)
     _serving = (now + SERVING_LOCAL_SECONDS, int(generation), snapshot_id)
     return int(generation), snapshot_id
 

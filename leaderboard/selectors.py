@@ -4,15 +4,16 @@ import contextlib
 import datetime as dt
 import hashlib
 import io
+import threading
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from django.conf import settings
-from django.core.cache import cache
 from django.db import connection
 
 from ingest.selectors import pool_cycles
+from leaderboard import soft_cache
 from leaderboard.labels import is_known_model
 from leaderboard.models import Snapshot
 from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
@@ -43,6 +44,8 @@ EARLIEST_DAY = dt.date(2024, 1, 1)
 SCOPED_CACHE_SECONDS = 3600
 SCOPED_LOCK_KEY = "scoped:computing"
 SCOPED_LOCK_SECONDS = 300
+# Stands in for SCOPED_LOCK_KEY while the cache is unreachable.
+_window_lock = threading.Lock()
 
 
 def scoring_config() -> ScoringConfig:
@@ -167,12 +170,17 @@ def scoped_document(
     if since is None and until is None:
         return snapshot_document(snapshot)
     key = f"scoped:{snapshot.id}:{since}:{until}"
-    document: dict[str, Any] | None = cache.get(key)
+    document: dict[str, Any] | None = soft_cache.get(key)
     if document is not None:
         return document
     # One window at a time across every web worker: a burst of new windows cannot tie up
     # all of them, and the same window asked for twice at once is computed once.
-    if not cache.add(SCOPED_LOCK_KEY, key, SCOPED_LOCK_SECONDS):
+    locked = soft_cache.add(SCOPED_LOCK_KEY, key, SCOPED_LOCK_SECONDS)
+    if locked is None:
+        # The cache is unreachable: one window at a time in this process instead.
+        if not _window_lock.acquire(blocking=False):
+            raise WindowBusy
+    elif not locked:
         raise WindowBusy
     try:
         frame = cycles_frame(since=since, until=until)
@@ -189,7 +197,10 @@ def scoped_document(
         meta["snapshot"] = str(snapshot.id)
         meta["demo"] = snapshot.is_demo
         document["meta"] = meta
-        cache.set(key, document, SCOPED_CACHE_SECONDS)
+        soft_cache.set(key, document, SCOPED_CACHE_SECONDS)
     finally:
-        cache.delete(SCOPED_LOCK_KEY)
+        if locked is None:
+            _window_lock.release()
+        else:
+            soft_cache.delete(SCOPED_LOCK_KEY)
     return document

@@ -4,11 +4,11 @@ import logging
 import time
 from typing import Any
 
-from django.core.cache import cache
 from django.db import transaction
 from django.utils import timezone
 
 from ingest.models import Contributor
+from leaderboard import exports, soft_cache
 from leaderboard.coordination import coordinator, exclusive
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.selectors import (
@@ -137,8 +137,22 @@ def _publish(
             ]
         )
         transaction.on_commit(bump_generation)
+        transaction.on_commit(lambda: _queue_cycles_export(snapshot.id))
         transaction.on_commit(lambda: _queue_window_warming(snapshot.id))
     return snapshot
+
+
+def _queue_cycles_export(snapshot_id: int) -> None:
+    from leaderboard.tasks import export_cycles
+
+    export_cycles.delay(snapshot_id)
+
+
+def export_newest_cycles() -> None:
+    """Write the newest snapshot's cycles.csv if it is missing (a no-op when it is there)."""
+    snapshot = latest_snapshot()
+    if snapshot is not None:
+        exports.write_cycles_export(snapshot_id=snapshot.id)
 
 
 def _queue_window_warming(snapshot_id: int) -> None:
@@ -162,15 +176,18 @@ def warm_windows(*, snapshot_id: int) -> None:
 
 
 def bump_generation() -> None:
+    # Unreachable cache: nothing to retire, and pages read the newest snapshot from the database.
     try:
-        cache.incr(GENERATION_KEY)
+        soft_cache.incr(GENERATION_KEY)
     except ValueError:
-        cache.set(GENERATION_KEY, 1, None)
+        soft_cache.set(GENERATION_KEY, 1, None)
 
 
 def cache_generation() -> int:
-    generation = cache.get(GENERATION_KEY)
+    """The current generation; 0 while the cache is unreachable (a key no entry was stored under)."""
+    generation = soft_cache.get(GENERATION_KEY)
     if generation is None:
-        cache.add(GENERATION_KEY, 1, None)
-        generation = cache.get(GENERATION_KEY, 1)
-    return int(generation)
+        if soft_cache.add(GENERATION_KEY, 1, None) is None:
+            return 0
+        generation = soft_cache.get(GENERATION_KEY)
+    return int(generation or 0)

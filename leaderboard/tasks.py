@@ -9,7 +9,7 @@ from typing import Any
 from celery import shared_task
 from celery.signals import worker_ready
 
-from leaderboard import services
+from leaderboard import exports, services
 from leaderboard.coordination import coordinator
 
 
@@ -42,12 +42,20 @@ def scheduled_recompute() -> None:
     was lost (the broker down at commit); unchanged data publishes nothing new."""
     coordinator().mark_pending()
     _recompute_owed()
+    # An export lost with a worker that died after publishing is written here, late but not never.
+    services.export_newest_cycles()
 
 
 @shared_task(ignore_result=True)
 def warm_windows(snapshot_id: int) -> None:
     """Compute a new snapshot's preset day windows ahead of the first visitor."""
     services.warm_windows(snapshot_id=snapshot_id)
+
+
+@shared_task(ignore_result=True)
+def export_cycles(snapshot_id: int) -> None:
+    """Write the new snapshot's cycles.csv file (queued after each publish)."""
+    exports.write_cycles_export(snapshot_id=snapshot_id)
 
 
 @worker_ready.connect

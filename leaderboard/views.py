@@ -17,7 +17,6 @@ from typing import Any, cast
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.core.cache import cache
 from django.db.models.fields.json import KeyTransform
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.shortcuts import render
@@ -31,7 +30,7 @@ from django.views.decorators.http import require_POST, require_safe
 from ingest.contract import parse_install
 from ingest.services import retract
 from ingest.throttles import AddressRateThrottle, ThrottleUnavailableError
-from leaderboard import charts, pages
+from leaderboard import charts, pages, soft_cache
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.selectors import WindowBusy, cycles_frame, scoped_document, scoring_config, snapshot_document
 from scoring import GroupNotRanked, compare_groups
@@ -181,7 +180,7 @@ def cached_page(
     key = pages.page_cache_key(snapshot_id, generation, page, *parts)
     held = _local_pages.get(key)
     if held is None:
-        held = cache.get(key)
+        held = soft_cache.get(key)
         if held is not None:
             _remember(key, held)
     if held is not None:
@@ -191,7 +190,7 @@ def cached_page(
         response = build(Lazy(snapshot_id))
         if response.status_code == 200:
             held = (response.status_code, response.content)
-            cache.set(key, held, pages.PAGE_SECONDS)
+            soft_cache.set(key, held, pages.PAGE_SECONDS)
             _remember(key, held)
     if response.status_code == 200:
         mark_cacheable(response, etag)
@@ -522,10 +521,9 @@ data = static_page("leaderboard/data.html", "data")
 # ---------------------------------------------------------------- contributing and retracting
 
 
-def contribute_context(request: HttpRequest) -> dict[str, Any]:
+def contribute_context(request: HttpRequest, snapshot_id: int) -> dict[str, Any]:
     """The contribute page's words and addresses; the host is bounded by ALLOWED_HOSTS."""
     site = request.build_absolute_uri("/").rstrip("/")
-    _, snapshot_id = pages.serving_snapshot()
     context = base_context(published_snapshot(snapshot_id))
     context.update(
         {
@@ -543,8 +541,11 @@ def contribute_context(request: HttpRequest) -> dict[str, Any]:
 
 def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
     # Built per request, never from the page cache: the retraction form carries this visitor's CSRF token.
-    response = render(request, "leaderboard/contribute.html", {**contribute_context(request), **extra}, status=status)
+    _, snapshot_id = pages.serving_snapshot()
+    context = {**contribute_context(request, snapshot_id), **extra}
+    response = render(request, "leaderboard/contribute.html", context, status=status)
     patch_cache_control(response, private=True, no_cache=True)
+    response["X-Snapshot"] = str(snapshot_id)
     return response
 
 

@@ -118,7 +118,14 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = envstr("REDIS_URL", "")
 if REDIS_URL:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": REDIS_URL}}
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": REDIS_URL,
+            # A Redis that hangs fails a call in seconds; pages then come from the database (leaderboard/soft_cache.py).
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2},
+        }
+    }
 else:
     CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
 
@@ -181,6 +188,10 @@ try:
     re.compile(SCORING_FAMILY_PATTERN)
 except re.error as exc:
     raise ImproperlyConfigured(f"SCORING_FAMILY_PATTERN is not a regular expression: {exc}") from exc
+
+# Where the worker writes cycles.csv once per snapshot (leaderboard/exports.py); the web process
+# serves it from here, so both must see the same directory.
+EXPORT_DIR = Path(envstr("EXPORT_DIR", str(BASE_DIR / "var" / "exports")))
 
 STATIC_URL = "static/"
 STATIC_ROOT = BASE_DIR / "staticfiles"

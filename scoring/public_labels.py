@@ -17,6 +17,8 @@ import pandas as pd
 OTHER_LABEL: Final = "(other)"
 MODEL_COLUMNS: Final = ("model", "planner_model", "builder_model")
 EFFORT_COLUMNS: Final = ("effort", "planner_effort", "builder_effort")
+# The columns of a frame of (contributor, name) pairs.
+NAME_PAIR: Final = ["contributor", "name"]
 # Efforts the agents name themselves; any other effort needs its contributors like a model does.
 KNOWN_EFFORTS: Final = frozenset(
     {"", "default", "none", "minimal", "low", "medium", "high", "xhigh", "max", "auto", "thinking", "fast"}
@@ -32,13 +34,15 @@ def public_names(
         return set()
     # (contributor, name) pairs, made distinct per column first: a million cycles hold a few thousand.
     pairs = pd.concat(
-        [
-            cycles[["contributor", column]].drop_duplicates().set_axis(["contributor", "name"], axis=1)
-            for column in present
-        ],
+        [cycles[["contributor", column]].drop_duplicates().set_axis(NAME_PAIR, axis=1) for column in present],
         ignore_index=True,
-    ).drop_duplicates()
-    senders = pairs.groupby("name", sort=False).size()
+    )
+    return names_to_show(pairs, is_known=is_known, min_contributors=min_contributors)
+
+
+def names_to_show(pairs: pd.DataFrame, *, is_known: Callable[[str], bool], min_contributors: int) -> set[str]:
+    """The names of (contributor, name) pairs that may be shown: known, or sent by enough contributors."""
+    senders = pairs.drop_duplicates().groupby("name", sort=False).size()
     return {
         str(name) for name, count in senders.items() if name == "" or count >= min_contributors or is_known(str(name))
     }

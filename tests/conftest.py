@@ -1,3 +1,4 @@
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -8,7 +9,10 @@ def _fresh_cache() -> None:
     """Throttle counters and page caches live in the cache: each test starts clean."""
     from django.core.cache import cache
 
+    from leaderboard import soft_cache
+
     cache.clear()
+    soft_cache.reset()
 
 
 @pytest.fixture(autouse=True)
@@ -17,3 +21,9 @@ def _every_name_shown(request: pytest.FixtureRequest, settings: Any) -> None:
     (marked public_labels) run with the production threshold of 2 contributors."""
     if request.node.get_closest_marker("public_labels") is None:
         settings.PUBLIC_LABEL_MIN_CONTRIBUTORS = 1
+
+
+@pytest.fixture(autouse=True)
+def _own_export_dir(settings: Any, tmp_path: Path) -> None:
+    """Each test writes cycles.csv files into its own directory, never into the checkout's var/."""
+    settings.EXPORT_DIR = tmp_path / "exports"

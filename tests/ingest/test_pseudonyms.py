@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import gzip
 import io
 import uuid
 from typing import Any
@@ -13,6 +14,7 @@ from django.utils import timezone
 
 from ingest.models import Contributor, Retraction, install_hash
 from ingest.services import contribute, retract
+from leaderboard import exports, pages, services
 from tests.ingest.conftest import Api
 from tests.ingest.envelopes import cycle_facts, envelope
 from tests.ingest.test_services import run_together, validated
@@ -23,9 +25,16 @@ def number_of(install: str | uuid.UUID) -> int | None:
 
 
 def exported_pseudonyms(client: Client) -> list[str]:
+    """The pseudonyms of cycles.csv, written as the worker writes it after a publish."""
+    snapshot = services.recompute_snapshot(force=True)
+    assert snapshot is not None
+    assert exports.write_cycles_export(snapshot_id=snapshot.id) is not None
+    services.bump_generation()  # what the publish's commit hooks do, so the download serves it
+    pages.forget_serving()
     response: Any = client.get("/data/cycles.csv")
     assert response.status_code == 200
-    body = b"".join(response.streaming_content).decode()
+    assert response["X-Snapshot"] == str(snapshot.id)
+    body = gzip.decompress(b"".join(response.streaming_content)).decode()
     return [row["contributor"] for row in csv.DictReader(io.StringIO(body))]
 
 

@@ -1,33 +1,84 @@
 import csv
+import gzip
 import io
+import os
 import re
+from pathlib import Path
 from typing import Any
 
 import pytest
-from django.test import Client
+from django.test import Client, RequestFactory
 from django.utils import timezone
 
 from ingest.models import Contributor, Cycle
-from leaderboard import downloads, pages
+from leaderboard import downloads, exports, pages, services, tasks
+from leaderboard.downloads import Unsatisfiable, requested_range
 from leaderboard.models import Snapshot
+from tests.factories import make_contributor, make_cycles
+
+FLOAT_COLUMNS = frozenset({"cost_usd", "active_hours", "step_seconds_median"})
 
 
 def read_csv(body: bytes) -> list[dict[str, str]]:
     return list(csv.DictReader(io.StringIO(body.decode())))
 
 
-def streamed(response: Any) -> bytes:
-    return b"".join(response.streaming_content)
+def body_of(response: Any) -> bytes:
+    return b"".join(response.streaming_content) if response.streaming else bytes(response.content)
 
 
-def test_it_streams_every_cycle_with_pseudonyms(demo_snapshot: Snapshot, client: Client) -> None:
+def exported(snapshot: Snapshot) -> exports.Export:
+    """What the worker does after a publish: write the snapshot's cycles.csv."""
+    export = exports.write_cycles_export(snapshot_id=snapshot.id)
+    assert export is not None
+    return export
+
+
+def publish() -> Snapshot:
+    """A recompute publishing a new snapshot, and the pages seeing it (as its commit hooks make them)."""
+    snapshot = services.recompute_snapshot()
+    assert snapshot is not None
+    services.bump_generation()
+    pages.forget_serving()
+    return snapshot
+
+
+def downloaded_rows(client: Client) -> list[dict[str, str]]:
     response = client.get("/data/cycles.csv")
     assert response.status_code == 200
-    assert response.streaming
-    assert response["Content-Type"].startswith("text/csv")
-    rows = read_csv(streamed(response))
+    return read_csv(gzip.decompress(body_of(response)))
+
+
+def typed(row: dict[str, str]) -> dict[str, object]:
+    """A row as values: the database writes 0.5 and 1 where Python's csv wrote 0.5 and 1.0."""
+    return {name: float(value) if name in FLOAT_COLUMNS else value for name, value in row.items()}
+
+
+def test_it_answers_503_with_retry_after_until_the_worker_has_written_the_export(
+    demo_snapshot: Snapshot, client: Client, settings: Any
+) -> None:
+    response = client.get("/data/cycles.csv")
+    assert response.status_code == 503
+    assert int(response["Retry-After"]) > 0
+    assert "being written" in response.content.decode()
+    # The web process never builds it.
+    assert not Path(settings.EXPORT_DIR).exists() or not any(Path(settings.EXPORT_DIR).iterdir())
+    exported(demo_snapshot)
+    assert client.get("/data/cycles.csv").status_code == 200
+
+
+def test_it_serves_every_cycle_with_pseudonyms_as_a_gzip_file(demo_snapshot: Snapshot, client: Client) -> None:
+    export = exported(demo_snapshot)
+    response = client.get("/data/cycles.csv")
+    assert response.status_code == 200
+    assert response["Content-Type"] == "application/gzip"
+    assert int(response["Content-Length"]) == export.size == export.path.stat().st_size
+    assert response["Accept-Ranges"] == "bytes"
+    assert re.search(rf'filename="pragmatikos-cycles-snapshot-{demo_snapshot.id}-\d{{8}}T\d{{6}}Z\.csv\.gz"',
+                     response["Content-Disposition"])  # fmt: skip
+    rows = read_csv(gzip.decompress(body_of(response)))
     assert len(rows) == Cycle.objects.count()
-    assert list(rows[0]) == list(downloads.CYCLE_COLUMNS)
+    assert list(rows[0]) == list(exports.CYCLE_COLUMNS)
     # c1..cN, one per contributor with cycles, numbered in order of first contribution (not database ids).
     expected = {f"c{n}" for n in range(1, Contributor.objects.filter(cycles__isnull=False).distinct().count() + 1)}
     assert {row["contributor"] for row in rows} == expected
@@ -35,19 +86,32 @@ def test_it_streams_every_cycle_with_pseudonyms(demo_snapshot: Snapshot, client:
     assert {row["ship_status"] for row in rows} == {"judged", "pending", "unshippable"}
 
 
+def test_it_writes_the_rows_the_old_stream_sent(demo_snapshot: Snapshot, client: Client) -> None:
+    # cycle_lines() is what /data/cycles.csv streamed per request before, and what the embedded
+    # default (SQLite) still writes; the COPY of PostgreSQL must give the same rows.
+    exported(demo_snapshot)
+    copied = downloaded_rows(client)
+    streamed = read_csv("".join(exports.cycle_lines()).encode())
+    assert len(copied) == len(streamed) == demo_snapshot.cycles
+    assert [typed(row) for row in copied] == [typed(row) for row in streamed]
+
+
 def test_it_matches_each_row_to_its_stored_cycle(demo_snapshot: Snapshot, client: Client) -> None:
-    rows = read_csv(streamed(client.get("/data/cycles.csv")))
+    exported(demo_snapshot)
+    rows = downloaded_rows(client)
     stored = list(Cycle.objects.order_by("id")[:50])
     for row, cycle in zip(rows, stored, strict=False):
         assert row["contributor"] == cycle.contributor.pseudonym
         assert row["day"] == cycle.day.isoformat()
         assert row["planner_model"] == cycle.planner_model
+        assert row["role"] == exports.ROLE_WORDS[Cycle.Role(cycle.role)]
         assert float(row["cost_usd"]) == pytest.approx(cycle.cost_usd)
         assert int(row["edits"]) == cycle.edits
 
 
 def test_it_publishes_no_hash_key_or_time_of_arrival(demo_snapshot: Snapshot, client: Client) -> None:
-    body = streamed(client.get("/data/cycles.csv")).decode()
+    exported(demo_snapshot)
+    body = gzip.decompress(body_of(client.get("/data/cycles.csv"))).decode()
     header = body.split("\n", 1)[0]
     for private in ("install", "hash", "cycle_key", "received_at", "generated"):
         assert private not in header
@@ -56,30 +120,220 @@ def test_it_publishes_no_hash_key_or_time_of_arrival(demo_snapshot: Snapshot, cl
     assert not re.search(r"[0-9a-f]{16}", body)
 
 
-def test_it_leaves_out_retracted_contributors(demo_snapshot: Snapshot, client: Client) -> None:
-    retracted = Contributor.objects.earliest("id")
+def test_it_stops_serving_a_retracted_contributor_at_once_and_drops_them_from_the_next_export(
+    demo_snapshot: Snapshot, client: Client
+) -> None:
+    old = exported(demo_snapshot)
+    retracted = Contributor.objects.get(number=1)
+    assert retracted.pseudonym in {row["contributor"] for row in downloaded_rows(client)}
+    # What ingest.services.retract does: mark the contributor and delete their cycles.
     Contributor.objects.filter(id=retracted.id).update(retracted_at=timezone.now())
-    rows = read_csv(streamed(client.get("/data/cycles.csv")))
+    Cycle.objects.filter(contributor=retracted).delete()
+
+    # The file was read before the retraction: it is not sent again.
+    refused = client.get("/data/cycles.csv")
+    assert refused.status_code == 503 and int(refused["Retry-After"]) > 0
+
+    # The recompute the retraction queued publishes; the worker writes its export.
+    newer = publish()
+    assert client.get("/data/cycles.csv").status_code == 503, "not the old file while the new one is written"
+    exported(newer)
+    rows = downloaded_rows(client)
+    assert retracted.pseudonym not in {row["contributor"] for row in rows}
+    assert len(rows) == Cycle.objects.count()
+    assert not old.path.exists(), "the old snapshot's file is deleted once the new one is written"
+
+
+def test_it_leaves_out_cycles_of_retracted_contributors_still_stored(demo_snapshot: Snapshot, client: Client) -> None:
+    # A retraction committed while the export query runs: its rows are filtered out by the query itself.
+    retracted = Contributor.objects.get(number=2)
+    Contributor.objects.filter(id=retracted.id).update(retracted_at=timezone.now())
+    rows = read_csv(gzip.decompress(exported(demo_snapshot).path.read_bytes()))
     assert retracted.pseudonym not in {row["contributor"] for row in rows}
     assert len(rows) == Cycle.objects.exclude(contributor=retracted).count()
 
 
-def test_it_keeps_pseudonyms_stable_across_exports(demo_snapshot: Snapshot, client: Client) -> None:
-    first = read_csv(streamed(client.get("/data/cycles.csv")))
-    second = read_csv(streamed(client.get("/data/cycles.csv")))
-    assert [row["contributor"] for row in first] == [row["contributor"] for row in second]
+def test_it_replaces_the_export_on_the_next_snapshot(demo_snapshot: Snapshot, client: Client) -> None:
+    first = exported(demo_snapshot)
+    before = client.get("/data/cycles.csv")
+    make_cycles(make_contributor(demo=True), count=40, seed=11)
+    newer = publish()
+    # While the worker writes the new snapshot's file, the previous one is sent, saying which it is.
+    meanwhile = client.get("/data/cycles.csv")
+    assert meanwhile.status_code == 200
+    assert (meanwhile["X-Snapshot"], meanwhile["ETag"]) == (str(demo_snapshot.id), first.etag)
+    second = exported(newer)
+    after = client.get("/data/cycles.csv")
+    assert (before["X-Snapshot"], after["X-Snapshot"]) == (str(demo_snapshot.id), str(newer.id))
+    assert before["ETag"] != after["ETag"]
+    assert len(read_csv(gzip.decompress(body_of(after)))) == demo_snapshot.cycles + 40
+    assert not first.path.exists() and second.path.exists()
+    assert [path.name for path in second.path.parent.iterdir()] == [second.path.name]
+    # Writing it again (a redelivered task) keeps the same file.
+    assert exported(newer) == second
+
+
+def test_it_writes_nothing_for_a_snapshot_that_is_no_longer_the_newest(demo_snapshot: Snapshot) -> None:
+    make_cycles(make_contributor(), count=40, seed=12)
+    publish()
+    assert exports.write_cycles_export(snapshot_id=demo_snapshot.id) is None
+    assert not exports.export_path(demo_snapshot.id).exists()
+
+
+def test_it_writes_a_missing_export_on_the_beat_schedule(demo_snapshot: Snapshot, client: Client) -> None:
+    # A worker that died between publishing and writing the export: the periodic task writes it.
+    assert client.get("/data/cycles.csv").status_code == 503
+    tasks.scheduled_recompute()  # the pool is unchanged, so nothing new is published
+    assert exports.export_path(demo_snapshot.id).exists()
+    assert client.get("/data/cycles.csv")["X-Snapshot"] == str(demo_snapshot.id)
+
+
+def test_it_answers_304_to_the_files_etag(demo_snapshot: Snapshot, client: Client) -> None:
+    export = exported(demo_snapshot)
+    first = client.get("/data/cycles.csv")
+    assert first["ETag"] == export.etag
+    assert first["Cache-Control"] == "no-cache"
+    for offered in (export.etag, f'"other", W/{export.etag}'):
+        again = client.get("/data/cycles.csv", HTTP_IF_NONE_MATCH=offered)
+        assert again.status_code == 304
+        assert again.content == b""
+        assert again["ETag"] == export.etag
+        assert again["X-Snapshot"] == str(demo_snapshot.id)
+    assert client.get("/data/cycles.csv", HTTP_IF_NONE_MATCH='"other"').status_code == 200
+
+
+def test_it_answers_a_range_with_206_and_exactly_those_bytes(demo_snapshot: Snapshot, client: Client) -> None:
+    export = exported(demo_snapshot)
+    whole = export.path.read_bytes()
+    size = len(whole)
+    for header, first, last in (
+        ("bytes=0-99", 0, 99),
+        ("bytes=100-", 100, size - 1),
+        ("bytes=-50", size - 50, size - 1),
+        (f"bytes=10-{size + 1000}", 10, size - 1),
+        (f"bytes={size - 1}-{size - 1}", size - 1, size - 1),
+    ):
+        response = client.get("/data/cycles.csv", HTTP_RANGE=header)
+        assert response.status_code == 206, header
+        assert response["Content-Range"] == f"bytes {first}-{last}/{size}", header
+        assert int(response["Content-Length"]) == last - first + 1, header
+        assert body_of(response) == whole[first : last + 1], header
+        assert response["ETag"] == export.etag
+    # A download resumed where it broke off comes out whole.
+    head = body_of(client.get("/data/cycles.csv", HTTP_RANGE="bytes=0-1000"))
+    rest = body_of(client.get("/data/cycles.csv", HTTP_RANGE="bytes=1001-", HTTP_IF_RANGE=export.etag))
+    assert gzip.decompress(head + rest) == gzip.decompress(whole)
+
+
+def test_it_answers_416_to_a_range_past_the_end(demo_snapshot: Snapshot, client: Client) -> None:
+    export = exported(demo_snapshot)
+    for header in (f"bytes={export.size}-", f"bytes={export.size + 5}-{export.size + 10}", "bytes=-0"):
+        response = client.get("/data/cycles.csv", HTTP_RANGE=header)
+        assert response.status_code == 416, header
+        assert response["Content-Range"] == f"bytes */{export.size}"
+        assert response.content == b""
+
+
+def test_it_sends_the_whole_file_for_ranges_it_does_not_serve(demo_snapshot: Snapshot, client: Client) -> None:
+    export = exported(demo_snapshot)
+    for headers in (
+        {"HTTP_RANGE": "bytes=0-10,20-30"},  # several ranges
+        {"HTTP_RANGE": "bytes=abc-"},
+        {"HTTP_RANGE": "lines=1-2"},
+        {"HTTP_RANGE": "bytes=0-10", "HTTP_IF_RANGE": '"an-older-file"'},
+        {"HTTP_RANGE": "bytes=0-10", "HTTP_IF_RANGE": "Mon, 30 Nov 2026 00:00:00 GMT"},
+        {"HTTP_RANGE": f"bytes={export.size}-", "HTTP_IF_RANGE": '"an-older-file"'},  # not 416: not this file
+    ):
+        response = client.get("/data/cycles.csv", **headers)  # type: ignore[arg-type]
+        assert response.status_code == 200, headers
+        assert body_of(response) == export.path.read_bytes()
+
+
+@pytest.mark.parametrize(
+    ("header", "size", "expected"),
+    [
+        ("bytes=0-0", 10, (0, 0)),
+        ("bytes=0-", 10, (0, 9)),
+        ("bytes=5-100", 10, (5, 9)),
+        ("bytes=-3", 10, (7, 9)),
+        ("bytes=-30", 10, (0, 9)),
+        (" bytes = 2 - 4 ", 10, (2, 4)),
+        ("bytes=4-2", 10, None),
+        ("bytes=1-2,4-5", 10, None),
+        ("bytes=-", 10, None),
+        ("bytes=", 10, None),
+        ("bytes=+1-2", 10, None),
+        ("bytes=١-٢", 10, None),
+        ("items=0-1", 10, None),
+        ("", 10, None),
+    ],
+)
+def test_it_reads_one_byte_range(header: str, size: int, expected: tuple[int, int] | None) -> None:
+    assert requested_range(header, size) == expected
+
+
+@pytest.mark.parametrize(
+    ("header", "size"), [("bytes=10-", 10), ("bytes=10-20", 10), ("bytes=-0", 10), ("bytes=0-", 0)]
+)
+def test_it_refuses_a_range_outside_the_file(header: str, size: int) -> None:
+    with pytest.raises(Unsatisfiable):
+        requested_range(header, size)
+
+
+def test_it_costs_the_web_process_no_work_per_row(
+    demo_snapshot: Snapshot, client: Client, rf: RequestFactory, django_assert_max_num_queries: Any
+) -> None:
+    export = exported(demo_snapshot)
+    with django_assert_max_num_queries(2):  # the newest snapshot's id, and whether anyone retracted since
+        body = body_of(client.get("/data/cycles.csv"))
+    assert body == export.path.read_bytes()  # the file as the worker wrote it, no row made here
+    # What a WSGI server gets: the open file itself, which it can hand to sendfile(), whole or in part.
+    for headers in ({}, {"HTTP_RANGE": "bytes=10-20"}):
+        response = downloads.cycles_csv(rf.get("/data/cycles.csv", **headers))  # type: ignore[arg-type]
+        streamed = response.file_to_stream  # type: ignore[attr-defined]
+        try:
+            assert os.path.samestat(os.fstat(streamed.fileno()), export.path.stat())
+        finally:
+            streamed.close()  # not response.close(): its request_finished signal would close the test's connection
 
 
 def test_it_states_the_snapshot_and_as_of_time(demo_snapshot: Snapshot, client: Client) -> None:
+    export = exported(demo_snapshot)
     for path in ("/data/cycles.csv", "/data/rankings.csv?view=model"):
         response = client.get(path)
         assert response["X-Snapshot"] == str(demo_snapshot.id)
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", response["X-As-Of"])
         assert f"snapshot-{demo_snapshot.id}-" in response["Content-Disposition"]
+    cycles = client.get("/data/cycles.csv")
+    assert cycles["X-As-Of"] == export.as_of.replace(microsecond=0).isoformat().replace("+00:00", "Z")
     html = client.get("/data/").content.decode()
     assert f"As of snapshot <strong>{demo_snapshot.id}</strong>" in html
     for link in ("/data/cycles.csv", "/data/rankings.csv?view=modelCombo", "/api/v1/pool.json"):
         assert f'href="{link}"' in html
+
+
+def written_peak(rows_per_contributor: int, contributors: int, directory: Path) -> tuple[int, int]:
+    """(bytes written, peak bytes allocated) while writing one export file."""
+    import tracemalloc
+
+    for seed in range(contributors):
+        make_cycles(make_contributor(), count=rows_per_contributor, seed=100 + seed)
+    target = directory / f"peak-{contributors}.csv.gz"
+    tracemalloc.start()
+    try:
+        exports._write_file(target)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    return target.stat().st_size, peak
+
+
+def test_it_keeps_memory_flat_while_writing_many_cycles(db: None, tmp_path: Path) -> None:
+    small_bytes, small_peak = written_peak(10_000, 1, tmp_path)
+    large_bytes, large_peak = written_peak(10_000, 3, tmp_path)  # 40,000 rows in all
+    assert large_bytes > 3 * small_bytes
+    # Four times the rows, about the same memory: the rows go from the database through gzip to disk.
+    assert large_peak < 1.25 * small_peak, (small_peak, large_peak)
 
 
 @pytest.mark.parametrize("view", list(pages.VIEWS))
@@ -108,40 +362,3 @@ def test_it_writes_one_ranking_row_per_group(demo_snapshot: Snapshot, client: Cl
 
 def test_it_answers_404_for_the_rankings_of_an_unknown_view(demo_snapshot: Snapshot, client: Client) -> None:
     assert client.get("/data/rankings.csv", {"view": "nope"}).status_code == 404
-
-
-def streaming_peak(client: Client) -> tuple[int, int, int]:
-    """(bytes streamed, rows, peak bytes allocated while streaming) of one cycles.csv."""
-    import tracemalloc
-
-    response = client.get("/data/cycles.csv")
-    tracemalloc.start()
-    try:
-        streamed_bytes = rows = 0
-        for chunk in response.streaming_content:  # type: ignore[attr-defined]
-            streamed_bytes += len(chunk)
-            rows += chunk.count(b"\n")
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    return streamed_bytes, rows, peak
-
-
-def test_it_keeps_memory_flat_while_streaming_many_cycles(db: None, client: Client) -> None:
-    from tests.factories import make_contributor, make_cycles
-
-    make_cycles(make_contributor(), count=10_000, seed=1)
-    small_bytes, small_rows, small_peak = streaming_peak(client)
-    for seed in range(2, 5):
-        make_cycles(make_contributor(), count=10_000, seed=seed)
-    large_bytes, large_rows, large_peak = streaming_peak(client)
-    assert (small_rows, large_rows) == (10_001, 40_001)
-    assert large_bytes > 3.9 * small_bytes
-    # Four times the rows, about the same memory: nothing grows with the file.
-    assert large_peak < 1.25 * small_peak, (small_peak, large_peak)
-
-
-def test_it_never_lets_a_cache_keep_the_cycles_export(demo_snapshot: Snapshot, client: Client) -> None:
-    response = client.get("/data/cycles.csv")
-    assert response["Cache-Control"] == "no-store"
-    assert "ETag" not in response

@@ -10,8 +10,8 @@ from tests.pages.test_queries_and_cache import page_paths
 
 
 def cacheable_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
-    # cycles.csv is the live table, never cached (test_downloads checks its no-store); /contribute/ carries
-    # each visitor's CSRF token in its retraction form (test_retract_form checks it is private).
+    # cycles.csv is a file per snapshot with its own ETag, Range and no-cache (test_downloads checks them);
+    # /contribute/ carries each visitor's CSRF token in its retraction form (test_retract_form checks it is private).
     return [(path, params) for path, params in page_paths(snapshot) if path != "/contribute/"]
 
 

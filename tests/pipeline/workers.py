@@ -20,6 +20,7 @@ def child_database_env() -> dict[str, str]:
     env.update(DATABASE_URL=url, REDIS_URL=settings.REDIS_URL, SECRET_KEY=settings.SECRET_KEY, PYTHONUNBUFFERED="1")
     env["INSTALL_HASH_KEY"] = settings.INSTALL_HASH_KEY
     env["PUBLIC_LABEL_MIN_CONTRIBUTORS"] = str(settings.PUBLIC_LABEL_MIN_CONTRIBUTORS)
+    env["EXPORT_DIR"] = str(settings.EXPORT_DIR)
     return env
 
 

@@ -1,0 +1,270 @@
+"""cycles.csv as a file: written once per snapshot by the worker, sent as it is by the web process.
+
+After each publish the worker streams the stored cycles out of PostgreSQL with COPY (the readable
+words and c<number> pseudonyms are made by the query itself) through gzip into a temporary file
+under settings.EXPORT_DIR, then renames it to cycles-snapshot-<id>.csv.gz: a reader sees the whole
+file or none. Older snapshots' files are deleted then. A download in progress keeps reading a
+deleted file (POSIX), so pruning never cuts one short.
+
+A file on disk rather than a PostgreSQL large object: the web process hands the open file to the
+server (sendfile), so an 88 MB download costs it neither CPU per byte nor a database connection
+held for the length of the download. The web and worker processes must share EXPORT_DIR (the
+compose file's services share the checkout, where the default var/exports lies). The directory
+belongs to one database.
+
+Between a publish and its export being written, the previous snapshot's file is served (with
+its own snapshot id in X-Snapshot and the file name).
+
+A file's modification time is the moment its rows were read ("as of"). A contributor who
+retracts after that moment is in the file; the web process checks for such a retraction (one
+query) and answers 503 until the recompute the retraction queued has published a snapshot
+whose export leaves them out, so a retracted contributor's rows are never sent after the
+retraction commits.
+
+With the embedded default (SQLite, tasks in-process) the rows come through the ORM instead.
+"""
+
+import csv
+import gzip
+import logging
+import os
+import re
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+from pathlib import Path
+from typing import IO, Any
+
+import pandas as pd
+from django.conf import settings
+from django.db import connection
+from django.db.models import Case, CharField, F, QuerySet, Value, When
+from django.db.models.functions import Cast, Concat
+from django.utils import timezone
+
+from ingest.columns import FACT_FIELDS
+from ingest.models import Contributor, Cycle
+from ingest.selectors import pool_cycles
+from leaderboard.labels import is_known_model
+from leaderboard.models import Snapshot
+from scoring.public_labels import EFFORT_COLUMNS, KNOWN_EFFORTS, MODEL_COLUMNS, NAME_PAIR, OTHER_LABEL, names_to_show
+
+log = logging.getLogger(__name__)
+
+ROLE_WORDS = {Cycle.Role.OTHER: "other", Cycle.Role.PLAN: "plan", Cycle.Role.BUILD: "build"}
+SHIP_STATUS_WORDS = {
+    Cycle.ShipStatus.JUDGED: "judged",
+    Cycle.ShipStatus.PENDING: "pending",
+    Cycle.ShipStatus.UNSHIPPABLE: "unshippable",
+}
+CYCLE_COLUMNS: tuple[str, ...] = ("contributor", *FACT_FIELDS)
+
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
+_FILE_NAME = re.compile(r"^cycles-snapshot-(\d+)\.csv\.gz$")
+_TEMP_PREFIX = ".cycles-snapshot-"
+# A temporary file this old belongs to a writer that died: removed at the next export.
+STALE_TEMP_SECONDS = 3600
+# Rows per round trip on the ORM path: memory stays flat.
+FETCH_ROWS = 2000
+
+
+@dataclass(frozen=True)
+class Export:
+    """One written export: its snapshot, file, size and the moment its rows were read."""
+
+    snapshot_id: int
+    path: Path
+    size: int
+    as_of_ns: int
+
+    @property
+    def as_of(self) -> datetime:
+        return EPOCH + timedelta(microseconds=self.as_of_ns // 1000)
+
+    @property
+    def etag(self) -> str:
+        # Names the snapshot and this very file: a rewrite (same snapshot, new rows) gets a new tag.
+        return f'"cycles-{self.snapshot_id}-{self.size:x}-{self.as_of_ns:x}"'
+
+
+def export_dir() -> Path:
+    return Path(settings.EXPORT_DIR)
+
+
+def export_path(snapshot_id: int) -> Path:
+    return export_dir() / f"cycles-snapshot-{snapshot_id}.csv.gz"
+
+
+def opened_export(newest_id: int) -> tuple[Export, IO[bytes]] | None:
+    """The newest written export of a snapshot no newer than `newest_id`, with an open handle on it
+    (the caller closes it); None when there is none yet.
+
+    The newest snapshot's file is being written for a while after each publish: meanwhile the
+    previous snapshot's file is served (it says which snapshot it is). A file is opened before it
+    is measured, so one pruned in between is either whole or skipped.
+    """
+    try:
+        names = [entry.name for entry in os.scandir(export_dir())]
+    except FileNotFoundError:
+        return None
+    ids = sorted((int(m.group(1)) for m in map(_FILE_NAME.match, names) if m), reverse=True)
+    for snapshot_id in ids:
+        if snapshot_id > newest_id:
+            continue  # published a moment ago; this process will see it within a second
+        path = export_path(snapshot_id)
+        try:
+            handle = path.open("rb")
+        except FileNotFoundError:
+            continue
+        stat = os.fstat(handle.fileno())
+        return Export(snapshot_id=snapshot_id, path=path, size=stat.st_size, as_of_ns=stat.st_mtime_ns), handle
+    return None
+
+
+def retracted_since(export: Export) -> bool:
+    """Whether a contributor who had cycles retracted after the export's rows were read."""
+    return Contributor.objects.filter(number__isnull=False, retracted_at__gte=export.as_of).exists()
+
+
+# ---------------------------------------------------------------- writing (the worker)
+
+
+def write_cycles_export(*, snapshot_id: int) -> Export | None:
+    """Write the export of the newest snapshot once, then delete older snapshots' exports.
+
+    None when a newer snapshot exists: its own export is queued. A file already written for this
+    snapshot (a redelivered task) is kept; one older than the snapshot (left by another database
+    in the same directory) is written anew.
+    """
+    newest = Snapshot.objects.published().values_list("id", "created_at").first()
+    if newest is None or newest[0] != snapshot_id:
+        return None
+    directory = export_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    final = export_path(snapshot_id)
+    published_ns = (newest[1] - EPOCH) // timedelta(microseconds=1) * 1000
+    if not final.exists() or final.stat().st_mtime_ns < published_ns:
+        started = time.perf_counter()
+        _write_file(final)
+        seconds = time.perf_counter() - started
+        log.info("export: wrote %s (%d bytes) in %.1f s", final.name, final.stat().st_size, seconds)
+    prune_exports(keep=snapshot_id)
+    found = opened_export(snapshot_id)
+    if found is None:
+        return None
+    export, handle = found
+    handle.close()
+    return export if export.snapshot_id == snapshot_id else None
+
+
+def _write_file(final: Path) -> None:
+    # Taken before the rows are read: a retraction committed after it may or may not be in the
+    # file, and the web process treats it as not (see retracted_since).
+    as_of = timezone.now()
+    temp = final.with_name(f"{_TEMP_PREFIX}{uuid.uuid4().hex}.tmp")
+    try:
+        with temp.open("wb") as raw:
+            # The name and time inside the gzip header are fixed: no temporary name leaks into the file.
+            with gzip.GzipFile(filename="cycles.csv", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as zipped:
+                if connection.vendor == "postgresql":
+                    _copy_rows(zipped)
+                else:
+                    for line in cycle_lines():
+                        zipped.write(line.encode())
+            raw.flush()
+            os.fsync(raw.fileno())
+        as_of_ns = (as_of - EPOCH) // timedelta(microseconds=1) * 1000  # exact: no float in between
+        os.utime(temp, ns=(as_of_ns, as_of_ns))
+        os.replace(temp, final)
+    except BaseException:
+        temp.unlink(missing_ok=True)
+        raise
+
+
+def prune_exports(*, keep: int) -> None:
+    """Delete the exports of snapshots older than `keep`, and temporary files left by dead writers."""
+    stale_before = time.time() - STALE_TEMP_SECONDS
+    for path in export_dir().iterdir():
+        matched = _FILE_NAME.match(path.name)
+        try:
+            if matched and int(matched.group(1)) < keep:
+                path.unlink(missing_ok=True)
+                log.info("export: deleted %s", path.name)
+            elif path.name.startswith(_TEMP_PREFIX) and path.stat().st_mtime < stale_before:
+                path.unlink(missing_ok=True)
+        except FileNotFoundError:
+            continue  # another worker pruned it first
+
+
+def shown_names() -> tuple[set[str], set[str]]:
+    """The model and effort names the export may show, by the public-label rule the rankings follow."""
+    pool = pool_cycles()
+
+    def pairs(columns: tuple[str, ...]) -> pd.DataFrame:
+        found = [
+            pd.DataFrame(list(pool.values_list("contributor_id", column).distinct()), columns=NAME_PAIR)
+            for column in columns
+        ]
+        return pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=NAME_PAIR)
+
+    threshold = settings.PUBLIC_LABEL_MIN_CONTRIBUTORS
+    models = names_to_show(pairs(MODEL_COLUMNS), is_known=is_known_model, min_contributors=threshold)
+    efforts = names_to_show(pairs(EFFORT_COLUMNS), is_known=KNOWN_EFFORTS.__contains__, min_contributors=threshold)
+    return models, efforts
+
+
+def export_rows() -> "QuerySet[Cycle, tuple[Any, ...]]":
+    """The export's rows, CYCLE_COLUMNS in order: the cycles of the pool (as the rankings count them),
+    c<number> pseudonyms, words for codes, and names no ranking may show as (other)."""
+    models, efforts = shown_names()
+
+    def words(field: str, mapping: dict[Any, str]) -> Case:
+        return Case(
+            *[When(**{field: value}, then=Value(word)) for value, word in mapping.items()],
+            default=Cast(field, CharField()),
+        )
+
+    def shown(field: str, names: set[str]) -> Case:
+        return Case(When(**{f"{field}__in": sorted(names)}, then=F(field)), default=Value(OTHER_LABEL))
+
+    expressions: dict[str, Any] = {"x_contributor": Concat(Value("c"), Cast("contributor__number", CharField()))}
+    for name in FACT_FIELDS:
+        if name == "role":
+            expressions[f"x_{name}"] = words(name, ROLE_WORDS)
+        elif name == "ship_status":
+            expressions[f"x_{name}"] = words(name, SHIP_STATUS_WORDS)
+        elif name in MODEL_COLUMNS:
+            expressions[f"x_{name}"] = shown(name, models)
+        elif name in EFFORT_COLUMNS:
+            expressions[f"x_{name}"] = shown(name, efforts)
+    names = [f"x_{name}" if f"x_{name}" in expressions else name for name in CYCLE_COLUMNS]
+    return pool_cycles().annotate(**expressions).order_by("id").values_list(*names)
+
+
+def _copy_rows(out: gzip.GzipFile) -> None:
+    # The header is written here: COPY's own would carry the query's column names.
+    out.write((",".join(CYCLE_COLUMNS) + "\n").encode())
+    sql, params = export_rows().query.sql_with_params()
+    with connection.cursor() as cursor:
+        raw = cursor.cursor  # psycopg's own cursor: COPY has no DB-API form
+        copy_sql = f"COPY ({raw.mogrify(sql, params)!s}) TO STDOUT (FORMAT csv)"
+        with raw.copy(copy_sql) as copy:
+            for block in copy:
+                out.write(block)
+
+
+class _Line:
+    """csv.writer wants a file; this one hands each line back instead of keeping it."""
+
+    def write(self, text: str) -> str:
+        return text
+
+
+def cycle_lines() -> Iterator[str]:
+    """The export's lines through the ORM (the embedded default): the same rows as the COPY."""
+    writer = csv.writer(_Line(), lineterminator="\n")
+    yield writer.writerow(CYCLE_COLUMNS)
+    for row in export_rows().iterator(chunk_size=FETCH_ROWS):
+        yield writer.writerow(row)

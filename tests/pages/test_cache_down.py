@@ -1,0 +1,180 @@
+"""With the cache (Redis) unreachable, pages and downloads come from PostgreSQL: slower, never a 500.
+
+The cache is really unreachable here: the settings point it at a loopback port nothing listens on,
+or at a redis-server this test starts and then stops. The machine's own Redis is never touched.
+"""
+
+import logging
+import shutil
+import subprocess
+import time
+import uuid
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import redis
+from django.test import Client
+from django.utils import timezone
+
+from bench.scratch import free_port
+from leaderboard import exports, selectors, soft_cache, views
+from leaderboard.models import Snapshot
+from tests.ingest.envelopes import envelope
+from tests.pages.conftest import ranked_labels
+
+
+def redis_cache(port: int) -> dict[str, Any]:
+    return {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{port}/0",
+            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2},
+        }
+    }
+
+
+@pytest.fixture
+def unreachable_cache(settings: Any) -> Iterator[None]:
+    """The cache points at a loopback port that nothing listens on."""
+    settings.CACHES = redis_cache(free_port())
+    views.forget_local_pages()
+    soft_cache.reset()
+    yield
+    soft_cache.reset()
+    views.forget_local_pages()
+
+
+def page_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
+    first, second = ranked_labels(snapshot, "modelCombo")[:2]
+    today = timezone.now().date()
+    return [
+        ("/", {}),
+        ("/", {"view": "family"}),
+        ("/", {"window": "90"}),
+        ("/", {"window": "custom", "since": str(today.replace(day=1)), "until": str(today)}),
+        ("/pairing/", {"view": "modelCombo", "label": first}),
+        ("/compare/", {"view": "modelCombo", "a": first, "b": second}),
+        ("/methodology/", {}),
+        ("/contribute/", {}),
+        ("/data/", {}),
+        ("/data/rankings.csv", {"view": "model"}),
+        ("/api/v1/pool.json", {}),
+        ("/api/v1/pool.json", {"since": str(today.replace(day=1))}),
+    ]
+
+
+def test_it_serves_every_page_and_download_with_the_cache_unreachable(
+    demo_snapshot: Snapshot, unreachable_cache: None, client: Client
+) -> None:
+    for path, params in page_paths(demo_snapshot):
+        response = client.get(path, params)
+        assert response.status_code == 200, (path, params)
+        if not path.startswith("/api/"):
+            assert response["X-Snapshot"] == str(demo_snapshot.id), (path, params)
+    html = client.get("/", {"view": "model"}).content.decode()
+    assert ranked_labels(demo_snapshot, "model")[0] in html
+
+
+def test_it_sends_the_cycles_export_with_the_cache_unreachable(
+    demo_snapshot: Snapshot, unreachable_cache: None, client: Client
+) -> None:
+    before = client.get("/data/cycles.csv")
+    assert before.status_code == 503 and int(before["Retry-After"]) > 0, "503 before the first export, not 500"
+    export = exports.write_cycles_export(snapshot_id=demo_snapshot.id)
+    assert export is not None
+    response = client.get("/data/cycles.csv")
+    assert response.status_code == 200
+    assert response["X-Snapshot"] == str(demo_snapshot.id)
+    assert b"".join(response.streaming_content) == export.path.read_bytes()  # type: ignore[attr-defined]
+
+
+def test_it_logs_one_warning_for_a_burst_of_requests_without_the_cache(
+    demo_snapshot: Snapshot, unreachable_cache: None, client: Client, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="leaderboard.soft_cache"):
+        for _ in range(3):
+            views.forget_local_pages()
+            assert client.get("/").status_code == 200
+    warnings = [record for record in caplog.records if record.name == "leaderboard.soft_cache"]
+    assert len(warnings) == 1
+    assert "unreachable" in warnings[0].getMessage()
+
+
+def test_it_answers_503_for_a_second_window_while_one_computes_in_this_process(
+    demo_snapshot: Snapshot, unreachable_cache: None, client: Client
+) -> None:
+    # Without the cache's lock, this process's own lock stands for "a window is computing".
+    assert selectors._window_lock.acquire(blocking=False)
+    try:
+        page = client.get("/", {"window": "30"})
+        api = client.get("/api/v1/pool.json", {"since": "2026-01-01"})
+    finally:
+        selectors._window_lock.release()
+    assert page.status_code == 503 and int(page["Retry-After"]) > 0
+    assert api.status_code == 503 and int(api["Retry-After"]) > 0
+    assert client.get("/", {"window": "30"}).status_code == 200
+
+
+def test_it_keeps_ingest_at_503_with_retry_after_with_the_cache_unreachable(
+    db: None, unreachable_cache: None, client: Client
+) -> None:
+    response = client.post("/api/v1/contributions", envelope(2), content_type="application/json")
+    assert response.status_code == 503
+    assert int(response["Retry-After"]) > 0
+
+
+@pytest.fixture
+def own_redis(settings: Any) -> Iterator[subprocess.Popen[bytes]]:
+    """A redis-server of this test's own on a free port, for the cache only; stopped by the test or at teardown."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed")
+    port = free_port()
+    server = subprocess.Popen(
+        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    probe = redis.Redis(port=port)
+    deadline = time.monotonic() + 10
+    while True:
+        try:
+            probe.ping()
+            break
+        except redis.ConnectionError:
+            if time.monotonic() > deadline:
+                server.terminate()
+                raise
+            time.sleep(0.05)
+    settings.CACHES = redis_cache(port)
+    views.forget_local_pages()
+    soft_cache.reset()
+    yield server
+    if server.poll() is None:
+        server.terminate()
+        server.wait(timeout=10)
+    soft_cache.reset()
+    views.forget_local_pages()
+
+
+def test_it_keeps_serving_when_its_redis_stops(
+    demo_snapshot: Snapshot, own_redis: subprocess.Popen[bytes], client: Client
+) -> None:
+    label = ranked_labels(demo_snapshot, "modelCombo")[0]
+    paths: list[tuple[str, dict[str, str]]] = [("/", {}), ("/pairing/", {"view": "modelCombo", "label": label})]
+    before = [client.get(path, params) for path, params in paths]
+    assert [response.status_code for response in before] == [200, 200]
+    assert soft_cache.get_many(["leaderboard:generation"]) is not None, "the cache answered while it ran"
+
+    own_redis.terminate()
+    own_redis.wait(timeout=10)
+    views.forget_local_pages()  # nothing of the page left in this process: it must be built anew
+
+    after = [client.get(path, params) for path, params in paths]
+    assert [response.status_code for response in after] == [200, 200]
+    assert [response.content for response in after] == [response.content for response in before]
+    assert soft_cache.is_down()
+    install = {"install": str(uuid.uuid4())}
+    retract = client.post("/api/v1/contributions/retract", install, content_type="application/json")
+    assert retract.status_code == 503

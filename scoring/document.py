@@ -357,6 +357,7 @@ def compare_groups(
         "contributors_b": int(who.contributors[ranked_ids[b]]),
         "difference": score_a - score_b,
         "ci": None,
+        "contributors": None,
         "a_beats_b": None,
         "resamples": config.resamples,
         "seed": config.seed,
@@ -372,4 +373,5 @@ def compare_groups(
             contributors_b=out["contributors_b"],
         )
         out["ci"], out["a_beats_b"] = found["ci"], found["a_beats_b"]
+        out["contributors"] = min(out["contributors_a"], out["contributors_b"])
     return out

@@ -5,12 +5,17 @@ cache lives here too, keyed by a generation that names the newest published snap
 """
 
 import hashlib
+import json
 import math
 import time
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+from django.conf import settings
 from django.core.cache import cache
 from django.db import transaction
 from django.db.models.signals import post_save
@@ -19,6 +24,7 @@ from django.dispatch import receiver
 from leaderboard.models import Snapshot
 from leaderboard.selectors import EARLIEST_DAY, preset_window
 from leaderboard.services import GENERATION_KEY, cache_generation
+from scoring.bootstrap import LEVEL, t_factor
 
 # The six views in tab order, with the words a reader sees.
 VIEWS: dict[str, str] = {
@@ -605,3 +611,38 @@ CONTRIBUTED_COLUMNS: tuple[tuple[str, str], ...] = (
     ("harness", "the agent harness, e.g. opencode"),
     ("hversion", "its version"),
 )
+
+
+# ---------------------------------------------------------------- what an interval means (methodology page)
+
+# bench/coverage.py writes its table here; the file is committed, so the page shows what was last measured.
+COVERAGE_FILE = Path(__file__).resolve().parent.parent / "bench" / "results" / "coverage.json"
+# Contributor counts whose interval multiplier the methodology page lists.
+MULTIPLIER_CONTRIBUTORS = (2, 3, 5, 10, 20, 40)
+
+
+def interval_constants() -> dict[str, Any]:
+    """The interval's constants as the engine uses them: level, resamples, seed and t(0.975, K-1)·sqrt(K/(K-1))."""
+    factors = t_factor(np.array(MULTIPLIER_CONTRIBUTORS))
+    return {
+        "level": round(100 * LEVEL),
+        "resamples": settings.SCORING_RESAMPLES,
+        "seed": settings.SCORING_SEED,
+        "multipliers": [(k, float(f)) for k, f in zip(MULTIPLIER_CONTRIBUTORS, factors, strict=True)],
+    }
+
+
+@lru_cache(maxsize=1)
+def coverage_figures(path: Path = COVERAGE_FILE) -> dict[str, Any] | None:
+    """bench/coverage.py's last measured table, or None when the file is missing or unreadable."""
+    try:
+        found = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if (
+        not isinstance(found, dict)
+        or not isinstance(found.get("rows"), list)
+        or not isinstance(found.get("meta"), dict)
+    ):
+        return None
+    return found

@@ -1,8 +1,10 @@
 """The contributor-adjusted ship odds beside the raw ship rate, the variance share and rank stability in words."""
 
 import html as html_module
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.test import Client
 
 from leaderboard import pages
@@ -120,11 +122,41 @@ def test_it_explains_the_adjustment_on_the_methodology_page(demo_snapshot: Snaps
         "not separable",
         "adjustment unavailable",
         "contributor variance share",
-        "leave each contributor out in turn",
-        "stability note",
         "two-proportion z-test",
         "independent trial",
         "average ranked pairing",
         "for the same contributor",
     ):
         assert words in section, words
+
+
+def test_it_explains_intervals_and_shows_the_measured_coverage(demo_snapshot: Snapshot, client: Client) -> None:
+    html = page(client, "/methodology/")
+    section = html.split('<h2 id="intervals">', 1)[1].split('<h2 id="adjustment">', 1)[0]
+    for words in (
+        "Cycles from one contributor are not independent draws",
+        "one cell",
+        "t<sub>0.975, K−1</sub>",
+        "one contributor</strong> gets no interval",
+        pages.RANK_RANGE_WORDS,
+        "leave each contributor out in turn",
+        "stability note, not a confidence statement",
+    ):
+        assert words in section, words
+    # The multipliers come from the engine's own constants.
+    constants = pages.interval_constants()
+    assert constants["resamples"] == settings.SCORING_RESAMPLES
+    for _, factor in constants["multipliers"]:
+        assert f"<td>{factor:.2f}</td>" in section
+    # The coverage figures come from the committed output of bench/coverage.py, not from the template.
+    figures = pages.coverage_figures()
+    assert figures is not None and figures["rows"]
+    for row in figures["rows"]:
+        assert f"<td>{row['score_coverage'] * 100:.1f}%</td>" in section
+    assert f"{figures['meta']['replicates']} simulated pools per row" in section
+
+
+def test_it_reads_no_coverage_from_a_missing_or_broken_file(tmp_path: Path) -> None:
+    assert pages.coverage_figures(tmp_path / "missing.json") is None
+    (tmp_path / "broken.json").write_text("{not json")
+    assert pages.coverage_figures(tmp_path / "broken.json") is None

@@ -111,7 +111,9 @@ def test_it_tests_the_two_ship_rates_and_says_what_the_test_cannot_show(
     assert f"z = {z:.2f}, p = " in section
     assert (f"p = {p_value:.3f}" if p_value >= 0.001 else "p = < 0.001") in section
     assert "independent trial" in section and "They are not" in section
-    assert "odds of shipping vs the average pairing" in section or "not separable" in section or "unavailable" in section
+    assert (
+        "odds of shipping vs the average pairing" in section or "not separable" in section or "unavailable" in section
+    )
 
 
 def test_it_leaves_the_rate_test_out_when_a_and_b_are_the_same(demo_snapshot: Snapshot, client: Client) -> None:

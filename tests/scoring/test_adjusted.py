@@ -10,7 +10,7 @@ import pytest
 from scipy import sparse
 from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
 
-from scoring.adjusted import AdjustedFit, PairingEffect, fit_pairing_effects, rank_stability
+from scoring.adjusted import AdjustedFit, PairingEffect, centred_contrasts, fit_pairing_effects, rank_stability
 
 
 def _pool(contributor: np.ndarray, pairing: np.ndarray, log_odds: np.ndarray, rng: np.random.Generator):
@@ -356,3 +356,13 @@ def test_it_finds_a_lead_that_rests_on_one_contributor() -> None:
 
     assert rank_stability(rank_without, contributors={1, 2, 3}) == {"x": (1, 2), "y": (1, 2)}
     assert rank_stability(rank_without, contributors=[]) == {}
+
+
+def test_it_cancels_what_all_effects_share_in_the_centred_contrast() -> None:
+    # Three effects sharing a common uncertainty (variance 1, as the intercept's trade-off gives them) plus their
+    # own (0.04 each): the contrast a_g - mean(a) keeps only the own part, (1 - 1/3) * 0.04.
+    effects = np.array([0.5, 0.0, -0.2])
+    covariance = np.full((3, 3), 1.0) + np.diag(np.full(3, 0.04))
+    centred, sds = centred_contrasts(effects, covariance)
+    assert centred.tolist() == pytest.approx([0.4, -0.1, -0.3])
+    assert sds.tolist() == pytest.approx([math.sqrt(0.04 * 2 / 3)] * 3)

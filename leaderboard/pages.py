@@ -82,8 +82,9 @@ FLAG_WORDS: dict[str, str] = {
 }
 # What a rank range means, said once per page that shows one (scoring spec B1).
 RANK_RANGE_WORDS = (
-    "A rank is the range of places the 95% intervals allow: rows whose whole interval lies above this row's are "
-    "surely ahead of it, rows whose whole interval lies below are surely behind, and it could sit anywhere between."
+    "A rank is the range of places the 95% intervals allow: a row is surely ahead of another only when its whole "
+    "interval lies above the other one, so each row could sit anywhere between the rows surely ahead of it and "
+    "those surely behind it."
 )
 # B3's contrast, in the words the pages use for it.
 ADJUSTED_ODDS_WORDS = "odds of shipping vs the average pairing, for the same contributor"

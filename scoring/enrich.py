@@ -62,8 +62,9 @@ def enrich_document(
     in ADJUSTED_VIEWS, ``adjusted = {"odds_ratio", "ci": [lo, hi], "separable"}`` and, per such view,
     ``meta.contributor_variance_share`` and ``meta.adjustment`` ("ok" or "adjustment unavailable: ...");
     on every ranked group of every view ``rank_range = [best, worst]`` (None when unavailable): a stability note,
-    not a confidence statement, with ``meta.rank_stability`` ("ok" or "rank stability unavailable: ..."). The document is changed in place and returned. A caller that
-    scored the same cycles may pass the engine's `prepared` stage to spare preparing them again.
+    not a confidence statement, with ``meta.rank_stability`` ("ok" or "rank stability unavailable: ...").
+    The document is changed in place and returned. A caller that scored the same cycles may pass the engine's
+    `prepared` stage to spare preparing them again.
     """
     try:
         _enrich(document, cycles, config, since, until, prepared)

@@ -135,7 +135,7 @@ def test_it_explains_intervals_and_shows_the_measured_coverage(demo_snapshot: Sn
     section = html.split('<h2 id="intervals">', 1)[1].split('<h2 id="adjustment">', 1)[0]
     for words in (
         "Cycles from one contributor are not independent draws",
-        "one cell",
+        "form one <strong>cell</strong>",
         "t<sub>0.975, K−1</sub>",
         "one contributor</strong> gets no interval",
         pages.RANK_RANGE_WORDS,

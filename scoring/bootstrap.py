@@ -31,7 +31,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-# Per-cycle weight cells per chunk (resamples x cycles); a few int64 arrays of this size are alive at once.
+# Latency pairs per chunk (resamples x pairs with a latency); a few arrays of this size are alive at once.
 CHUNK_CELLS = 4_000_000
 # The interval's two-sided level (B1).
 LEVEL = 0.95
@@ -43,9 +43,10 @@ class ResampleLayout:
     """The cycles of a view's ranked groups, laid out for resampling by cell.
 
     Layout group j is ranked group j (group order) and spans rows bounds[j]:bounds[j+1]. Inside a group the
-    cycles without a latency come first, then the rest by latency (ties in canonical order), so every latency
-    bag is already sorted. Cells (group x contributor) are numbered group by group, contributors ascending:
-    group j's cells are cell_bounds[j]:cell_bounds[j+1].
+    cycles without a latency come first, then the rest by latency (ties in canonical order). The latency bags
+    are the rows with a latency: bag j spans bag rows bag_bounds[j]:bag_bounds[j+1], already sorted. Cells
+    (group x contributor) are numbered group by group, contributors ascending: group j's cells are
+    cell_bounds[j]:cell_bounds[j+1].
     """
 
     rows: IntArray  # (n,) the judged cycle at each laid-out position
@@ -53,9 +54,11 @@ class ResampleLayout:
     cell_bounds: IntArray
     cell_of_row: IntArray  # (n,) the cell of each laid-out cycle
     cell_values: FloatArray  # (cells, S) each cell's sums
-    latency: FloatArray  # (n,) latmed; < 0 where none
-    bag_weights: IntArray  # (n,) a where the cycle has a latency, else 0 (outside every bag)
-    bag_keys: IntArray  # (n,) ascending: layout group x (levels + 1) + 1 + level of the latency, 0 without
+    bag_bounds: IntArray  # (G + 1,) the bags, over the m laid-out cycles that have a latency
+    bag_cell: IntArray  # (m,) the cell of each bag pair
+    latency: FloatArray  # (m,) latmed of each bag pair
+    bag_weights: IntArray  # (m,) a: the pair's weight
+    bag_keys: IntArray  # (m,) ascending: layout group x (levels + 1) + 1 + level of the latency
     levels: FloatArray  # the distinct latencies of all bags, ascending
 
     @property
@@ -79,29 +82,48 @@ def resample_layout(
     with_latency = pool_bag_rows(codes, ranked, contributions)
     ordered = np.concatenate((without_latency, with_latency))
     rows = ordered[stable_order_by(cycle_group[ordered], groups)]
-    latency = contributions.latency[rows]
-    levels = np.unique(latency[latency >= 0])
-    level = np.searchsorted(levels, latency)
-    has = latency >= 0
+    row_group = cycle_group[rows]
     # Cells: distinct (group, contributor) keys in ascending order, so numbered group by group.
     width = int(contributor.max()) + 1 if len(contributor) else 1
-    cell_keys, cell_of_row = np.unique(cycle_group[rows] * width + contributor[rows], return_inverse=True)
-    cell_of_row = cell_of_row.ravel().astype(np.int64)
-    cell_values = np.zeros((len(cell_keys), contributions.values.shape[1]))
-    for s in range(contributions.values.shape[1]):
-        cell_values[:, s] = np.bincount(cell_of_row, weights=contributions.values[rows, s], minlength=len(cell_keys))
+    cell_keys, cell_of_row = _distinct(row_group * width + contributor[rows], groups * width)
+    cell_values = np.empty((len(cell_keys), len(contributions.columns)))
+    for s, column in enumerate(contributions.columns):
+        cell_values[:, s] = np.bincount(cell_of_row, weights=column[rows], minlength=len(cell_keys))
     cells_per_group = np.bincount(cell_keys // width, minlength=groups)
+    bag = np.flatnonzero(contributions.latency[rows] >= 0)
+    bag_rows = rows[bag]
+    latency = contributions.latency[bag_rows]
+    levels = np.unique(latency)
     return ResampleLayout(
         rows=rows,
         bounds=bounds_of(sizes),
         cell_bounds=bounds_of(cells_per_group),
         cell_of_row=cell_of_row,
         cell_values=cell_values,
+        bag_bounds=bounds_of(np.bincount(row_group[bag], minlength=groups)),
+        bag_cell=cell_of_row[bag],
         latency=latency,
-        bag_weights=np.where(has, contributions.steps[rows], 0).astype(np.int64),
-        bag_keys=cycle_group[rows] * (len(levels) + 1) + np.where(has, level + 1, 0),
+        bag_weights=contributions.steps[bag_rows].astype(np.int64),
+        bag_keys=row_group[bag] * (len(levels) + 1) + 1 + np.searchsorted(levels, latency),
         levels=levels.astype(np.float64),
     )
+
+
+# Up to this many possible (group, contributor) keys, distinct cells are found by counting rather than sorting.
+_DENSE_KEYS = 20_000_000
+
+
+def _distinct(keys: IntArray, size: int) -> tuple[IntArray, IntArray]:
+    """np.unique(keys, return_inverse=True) for keys in [0, size): by counting when size allows."""
+    if size > _DENSE_KEYS:
+        values, inverse = np.unique(keys, return_inverse=True)
+        return values.astype(np.int64), inverse.ravel().astype(np.int64)
+    present = np.zeros(size, dtype=np.bool_)
+    present[keys] = True
+    values = np.flatnonzero(present)
+    index = np.zeros(size, dtype=np.int64)
+    index[values] = np.arange(len(values))
+    return values.astype(np.int64), index[keys]
 
 
 def view_rng(seed: int, view_index: int) -> np.random.Generator:
@@ -115,11 +137,12 @@ def resample_cell_counts(rng: np.random.Generator, cell_bounds: IntArray, resamp
     cells = int(cell_bounds[-1])
     if cells == 0 or resamples == 0:
         return np.zeros((resamples, cells), dtype=np.int64)
-    slot_size = np.repeat(per_group, per_group)  # each draw slot's group size
+    slot_size = np.repeat(per_group, per_group).astype(np.float64)  # each draw slot's group size
     slot_first = np.repeat(cell_bounds[:-1], per_group)  # ... and its group's first cell
-    drawn = slot_first + rng.integers(0, slot_size, size=(resamples, cells))
-    flat = drawn + np.arange(resamples, dtype=np.int64)[:, None] * cells
-    return np.bincount(flat.ravel(), minlength=resamples * cells).reshape(resamples, cells).astype(np.int64)
+    # Uniform cells from uniform floats: floor(u * size) is exact to 2^-53, and one call draws every slot.
+    drawn = (rng.random((resamples, cells)) * slot_size).astype(np.int64)
+    drawn += slot_first + np.arange(resamples, dtype=np.int64)[:, None] * cells
+    return np.bincount(drawn.ravel(), minlength=resamples * cells).reshape(resamples, cells)
 
 
 def pooled_median(layout: ResampleLayout, running: IntArray) -> FloatArray:
@@ -129,13 +152,13 @@ def pooled_median(layout: ResampleLayout, running: IntArray) -> FloatArray:
     at or below it reaches half the total, which is A3's rule on the pooled pairs. Each
     step reads, per group, the running weight where the group's bag passes the level.
     """
-    groups = len(layout.bounds) - 1
+    groups = len(layout.bag_bounds) - 1
     resamples = running.shape[0]
     out = np.full(resamples, np.nan)
     if len(layout.levels) == 0:
         return out
     width = len(layout.levels) + 1
-    base = running[:, layout.bounds[:-1]].sum(axis=1)
+    base = running[:, layout.bag_bounds[:-1]].sum(axis=1)
     total = running[:, -1] - running[:, 0]
     target = (total + 1) // 2
     lo = np.zeros(resamples, dtype=np.int64)
@@ -157,11 +180,15 @@ def pooled_median(layout: ResampleLayout, running: IntArray) -> FloatArray:
 def resampled_scores(layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K) -> FloatArray:
     """(B, G) scoreAdj of the ranked groups under each row of cell counts."""
     sums = group_sums(layout.cell_values, layout.cell_bounds, cell_counts.astype(np.float64))
-    weights = np.take(cell_counts, layout.cell_of_row, axis=1)
-    np.multiply(weights, layout.bag_weights, out=weights)
+    # Each pair's weight: its steps times how often its cell was drawn. In 32 bits where the product fits
+    # (half the memory traffic of the step that dominates); the running sums are 64-bit either way.
+    narrow = len(layout.bag_weights) == 0 or int(layout.bag_weights.max()) * int(cell_counts.max()) < 2**31
+    dtype = np.int32 if narrow else np.int64
+    weights = np.take(cell_counts.astype(dtype), layout.bag_cell, axis=1)
+    np.multiply(weights, layout.bag_weights.astype(dtype), out=weights)
     running = running_weights(weights)
     del weights
-    latency = segment_medians(layout.latency, running, layout.bounds)
+    latency = segment_medians(layout.latency, running, layout.bag_bounds)
     raw = raw_axes(sums, latency)
     pool = pool_axes(sums, pooled_median(layout, running))
     return finish_adjusted_score(raw, evidence(sums), pool[:, None, :], evidence_k)
@@ -192,8 +219,8 @@ def bootstrap_scores(
     if resamples == 0:
         return ClusterBootstrap(out, layout.contributors)
     counts = resample_cell_counts(rng, layout.cell_bounds, resamples)
-    n = int(layout.bounds[-1])
-    chunk = max(1, min(resamples, CHUNK_CELLS // max(n, 1)))
+    pairs = len(layout.bag_cell)
+    chunk = max(1, min(resamples, CHUNK_CELLS // max(pairs, 1)))
     for start in range(0, resamples, chunk):
         end = min(resamples, start + chunk)
         out[start:end] = resampled_scores(layout, counts[start:end], evidence_k)

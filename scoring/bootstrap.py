@@ -54,6 +54,7 @@ class ResampleLayout:
     cell_bounds: IntArray
     cell_of_row: IntArray  # (n,) the cell of each laid-out cycle
     cell_values: FloatArray  # (cells, S) each cell's sums
+    cell_columns: FloatArray  # (S, cells) the same laid out by sum, for segmented sums
     bag_bounds: IntArray  # (G + 1,) the bags, over the m laid-out cycles that have a latency
     bag_cell: IntArray  # (m,) the cell of each bag pair
     latency: FloatArray  # (m,) latmed of each bag pair
@@ -86,9 +87,9 @@ def resample_layout(
     # Cells: distinct (group, contributor) keys in ascending order, so numbered group by group.
     width = int(contributor.max()) + 1 if len(contributor) else 1
     cell_keys, cell_of_row = _distinct(row_group * width + contributor[rows], groups * width)
-    cell_values = np.empty((len(cell_keys), len(contributions.columns)))
+    cell_columns = np.empty((len(contributions.columns), len(cell_keys)))
     for s, column in enumerate(contributions.columns):
-        cell_values[:, s] = np.bincount(cell_of_row, weights=column[rows], minlength=len(cell_keys))
+        cell_columns[s] = np.bincount(cell_of_row, weights=column[rows], minlength=len(cell_keys))
     cells_per_group = np.bincount(cell_keys // width, minlength=groups)
     bag = np.flatnonzero(contributions.latency[rows] >= 0)
     bag_rows = rows[bag]
@@ -99,7 +100,8 @@ def resample_layout(
         bounds=bounds_of(sizes),
         cell_bounds=bounds_of(cells_per_group),
         cell_of_row=cell_of_row,
-        cell_values=cell_values,
+        cell_values=np.ascontiguousarray(cell_columns.T),
+        cell_columns=cell_columns,
         bag_bounds=bounds_of(np.bincount(row_group[bag], minlength=groups)),
         bag_cell=cell_of_row[bag],
         latency=latency,
@@ -177,9 +179,30 @@ def pooled_median(layout: ResampleLayout, running: IntArray) -> FloatArray:
     return out
 
 
+def cell_group_sums(
+    cell_values: FloatArray, cell_columns: FloatArray, cell_bounds: IntArray, cell_counts: IntArray
+) -> FloatArray:
+    """(B, G, S) sums per group from how often each cell was drawn.
+
+    Few groups: one small matrix product each. Many (thousands of pairings with effort, a few cells each): one
+    segmented sum per column over all cells, rather than a Python loop over the groups.
+    """
+    groups = len(cell_bounds) - 1
+    counts = cell_counts.astype(np.float64)
+    if groups <= 64:
+        return group_sums(cell_values, cell_bounds, counts)
+    out = np.empty((counts.shape[0], groups, cell_values.shape[1]))
+    weighted = np.empty_like(counts)
+    # Column by column, each contiguous: a strided column would read the whole array once per column.
+    for s, column in enumerate(cell_columns):
+        np.multiply(counts, column, out=weighted)
+        out[:, :, s] = np.add.reduceat(weighted, cell_bounds[:-1], axis=1)
+    return out
+
+
 def resampled_scores(layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K) -> FloatArray:
     """(B, G) scoreAdj of the ranked groups under each row of cell counts."""
-    sums = group_sums(layout.cell_values, layout.cell_bounds, cell_counts.astype(np.float64))
+    sums = cell_group_sums(layout.cell_values, layout.cell_columns, layout.cell_bounds, cell_counts)
     # Each pair's weight: its steps times how often its cell was drawn. In 32 bits where the product fits
     # (half the memory traffic of the step that dominates); the running sums are 64-bit either way.
     narrow = len(layout.bag_weights) == 0 or int(layout.bag_weights.max()) * int(cell_counts.max()) < 2**31
@@ -218,12 +241,14 @@ def bootstrap_scores(
     layout = resample_layout(codes, ranked, contributions, contributor)
     if resamples == 0:
         return ClusterBootstrap(out, layout.contributors)
-    counts = resample_cell_counts(rng, layout.cell_bounds, resamples)
-    pairs = len(layout.bag_cell)
-    chunk = max(1, min(resamples, CHUNK_CELLS // max(pairs, 1)))
+    # Chunks bound both the latency pairs and the cells held per resample. The generator fills its draws in
+    # order, so the same seed gives the same resamples whatever the chunk size.
+    largest = max(len(layout.bag_cell), int(layout.cell_bounds[-1]), 1)
+    chunk = max(1, min(resamples, CHUNK_CELLS // largest))
     for start in range(0, resamples, chunk):
         end = min(resamples, start + chunk)
-        out[start:end] = resampled_scores(layout, counts[start:end], evidence_k)
+        counts = resample_cell_counts(rng, layout.cell_bounds, end - start)
+        out[start:end] = resampled_scores(layout, counts, evidence_k)
     return ClusterBootstrap(out, layout.contributors)
 
 

@@ -6,6 +6,7 @@ from scipy import stats
 
 from scoring.bootstrap import (
     bootstrap_scores,
+    cell_group_sums,
     cluster_t_interval,
     paired_difference,
     resample_cell_counts,
@@ -202,3 +203,23 @@ def test_it_flags_thin_single_and_dominated_rows(
     hjudged: int, contributors: int, top_share: float, expected: list[str]
 ) -> None:
     assert flags(hjudged, contributors, top_share) == expected
+
+
+def test_it_sums_many_groups_as_it_sums_few() -> None:
+    rng = np.random.default_rng(4)
+    per_group = rng.integers(1, 5, 300)
+    cell_bounds = np.concatenate(([0], np.cumsum(per_group)))
+    values = rng.random((int(cell_bounds[-1]), 13))
+    counts = resample_cell_counts(rng, cell_bounds, 3)
+    many = cell_group_sums(values, np.ascontiguousarray(values.T), cell_bounds, counts)
+    for g in range(300):
+        lo, hi = cell_bounds[g], cell_bounds[g + 1]
+        np.testing.assert_allclose(many[:, g, :], counts[:, lo:hi] @ values[lo:hi], rtol=1e-12)
+
+
+def test_it_draws_the_same_resamples_whatever_the_chunk() -> None:
+    cell_bounds = np.array([0, 3, 10, 50])
+    whole = resample_cell_counts(np.random.default_rng(9), cell_bounds, 6)
+    rng = np.random.default_rng(9)
+    parts = np.vstack([resample_cell_counts(rng, cell_bounds, 4), resample_cell_counts(rng, cell_bounds, 2)])
+    assert np.array_equal(whole, parts)

@@ -74,10 +74,13 @@ def test_it_prints_each_rank_as_the_range_of_places_its_interval_allows(
     ]
     assert [g["scoreAdj"] for g in groups] == sorted((g["scoreAdj"] for g in groups), reverse=True)
     assert "=" not in "".join(best for best, _ in printed)
-    # One contributor claims no place beyond the whole range.
-    for group in groups:
-        if group["contributors"] == 1:
-            assert (group["rank"], group["rank_worst"]) == (1, len(groups))
+    # One contributor claims no place beyond the whole range, and shows no interval.
+    alone = [g for g in groups if g["contributors"] == 1]
+    assert alone, "the demo pool has a pairing with one contributor"
+    for group in alone:
+        assert (group["rank"], group["rank_worst"]) == (1, len(groups))
+    assert html.count('<span class="ci">no interval</span>') == len(alone)
+    assert "n/a–n/a" not in html
 
 
 def test_it_lists_provisional_groups_below_with_their_counts(demo_snapshot: Snapshot, client: Client) -> None:

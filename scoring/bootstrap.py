@@ -4,11 +4,11 @@ Cycles from one contributor are not independent draws, so the unit of resampling
 from one contributor. A resample draws, inside every ranked group, as many of its cells as it has, uniformly with
 replacement; each drawn cell brings all of its cycles, and the pool is recomputed from the resampled groups.
 
-A resample is kept as how often each cell was drawn (B x cells, tiny). Group sums are those counts times the cells'
-sums; the latency medians need per-cycle weights, which are the cell counts broadcast to the cell's cycles times
-the cycles' steps, so the bag machinery (running weights, bisection over latencies) is unchanged. Cells are few
-(contributors x groups), so drawing and summing cost next to nothing; only the latency bags still read every cycle,
-in chunks of resamples so memory stays flat at a million cycles.
+A resample is kept as how often each cell was drawn. Group sums are those counts times the cells' sums; the latency
+medians need per-pair weights, which are the cell counts broadcast to the cell's latency pairs times the pairs'
+steps, so the bag machinery (running weights, bisection over latencies) is the point estimate's rule unchanged.
+Resamples run in chunks, draws included, so memory stays flat at a million cycles; where cells are few (most
+views) drawing and summing cost next to nothing, and only the latency bags still read every cycle.
 
 The interval is a bootstrap-t on clusters: scoreAdj +- t(0.975, K - 1) * s * sqrt(K / (K - 1)), K the group's
 contributors and s the sd of its resampled scoreAdj, clipped to 0..100. The t quantile and the K / (K - 1) factor

@@ -178,14 +178,17 @@ def _file_headers(response: HttpResponseBase, export: exports.Export) -> None:
 
 
 def ranking_columns() -> list[str]:
-    columns = ["view", "status", "rank", "label", "planner", "builder", "score_adj", "ci_lo", "ci_hi", "score"]
+    # rank and rank_worst: the places the 95% intervals allow (spec B1); empty interval bounds for one contributor.
+    columns = ["view", "status", "rank", "rank_worst", "label", "planner", "builder"]
+    columns += ["score_adj", "ci_lo", "ci_hi", "score"]
     columns += ["judged", "shipped", "ship_judged", "contributors", "top_share", "flags", "imputed_tiers"]
     columns += [f"tier_adj_{name.lower()}" for name in pages.TIERS]
     columns += [f"tier_raw_{name.lower()}" for name in pages.TIERS]
     for prefix in ("raw", "adj", "evidence", "pool"):
         columns += [f"{prefix}_{axis.key}" for axis in pages.AXES]
     columns += ["adjusted_odds_ratio", "adjusted_ci_lo", "adjusted_ci_hi", "adjusted_separable"]
-    columns += ["rank_best", "rank_worst"]
+    # The stability note: point rank by scoreAdj with each contributor left out in turn (best, worst).
+    columns += ["loo_rank_best", "loo_rank_worst"]
     return columns
 
 
@@ -197,7 +200,8 @@ def ranking_rows(view: str, view_doc: dict[str, Any]) -> Iterator[list[Any]]:
         sides = pages.planner_and_builder(group) if view in pages.PAIRING_VIEWS else None
         adjusted = group.get("adjusted") or {}
         adjusted_ci = adjusted.get("ci") or [None, None]
-        row: list[Any] = [view, "ranked", group.get("rank"), group.get("label"), *(sides or ("", ""))]
+        places = pages.rank_places(group) or (None, None)
+        row: list[Any] = [view, "ranked", *places, group.get("label"), *(sides or ("", ""))]
         row += [group.get("scoreAdj"), lo, hi, group.get("score")]
         row += [group.get("hjudged"), group.get("hshipped"), group.get("hshipJudged"), group.get("contributors")]
         row += [group.get("top_share"), ";".join(group.get("flags", [])), ";".join(group.get("imputed", []))]
@@ -213,7 +217,7 @@ def ranking_rows(view: str, view_doc: dict[str, Any]) -> Iterator[list[Any]]:
     for item in view_doc.get("provisional", []):
         label = str(item.get("label", ""))
         sides = pages.planner_and_builder({"label": label}) if view in pages.PAIRING_VIEWS else None
-        row = [view, "provisional", None, label, *(sides or ("", "")), None, None, None, None]
+        row = [view, "provisional", None, None, label, *(sides or ("", "")), None, None, None, None]
         row += [item.get("hjudged"), None, None, None, None, "", ""]
         row += [None] * (2 * len(pages.TIERS))
         row += [(item.get("raw") or {}).get(axis.key) for axis in pages.AXES]

@@ -5,13 +5,17 @@ cache lives here too, keyed by a generation that names the newest published snap
 """
 
 import hashlib
+import json
 import math
 import time
-from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date, timedelta
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
+import numpy as np
+from django.conf import settings
 from django.db import transaction
 from django.db.models.signals import post_save
 from django.dispatch import receiver
@@ -20,6 +24,7 @@ from leaderboard import soft_cache
 from leaderboard.models import Snapshot
 from leaderboard.selectors import EARLIEST_DAY, preset_window
 from leaderboard.services import GENERATION_KEY, cache_generation
+from scoring.bootstrap import LEVEL, t_factor
 from scoring.public_labels import OTHER_LABEL
 
 # The six views in tab order, with the words a reader sees.
@@ -75,8 +80,15 @@ FLAG_WORDS: dict[str, str] = {
     "thin": "thin: fewer than 30 judged cycles",
     "one-contributor": "one contributor",
     "dominated": "dominated: one contributor gave 80% or more",
-    "unstable-rank": "unstable rank: moves more than one place without one contributor",
 }
+# What a rank range means, said once per page that shows one (scoring spec B1).
+RANK_RANGE_WORDS = (
+    "A rank is the range of places the 95% intervals allow: a row is surely ahead of another only when its whole "
+    "interval lies above the other one, so each row could sit anywhere between the rows surely ahead of it and "
+    "those surely behind it."
+)
+# B3's contrast, in the words the pages use for it.
+ADJUSTED_ODDS_WORDS = "odds of shipping vs the average pairing, for the same contributor"
 
 WINDOWS: dict[str, str] = {"all": "All time", "90": "90 days", "30": "30 days", "custom": "Custom"}
 
@@ -205,12 +217,46 @@ def interval(group: dict[str, Any]) -> tuple[float | None, float | None]:
     return number(ci[0]), number(ci[1])
 
 
+def _whole(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
 def rank_range(group: dict[str, Any]) -> tuple[int, int] | None:
     """Best and worst point rank (by scoreAdj alone) when each contributor in turn is left out, when computed."""
     found = group.get("rank_range")
-    if isinstance(found, list | tuple) and len(found) == 2 and all(isinstance(v, int) for v in found):
+    if isinstance(found, list | tuple) and len(found) == 2 and all(_whole(v) is not None for v in found):
         return int(found[0]), int(found[1])
     return None
+
+
+def rank_places(group: dict[str, Any]) -> tuple[int, int] | None:
+    """The places the intervals allow (B1): (rank, rank_worst); rank_worst defaults to rank in older documents."""
+    best = _whole(group.get("rank"))
+    if best is None:
+        return None
+    worst = _whole(group.get("rank_worst"))
+    return best, max(best, worst if worst is not None else best)
+
+
+def rank_text(group: dict[str, Any]) -> str:
+    """`1`, or `2–5` where the intervals leave a range of places."""
+    places = rank_places(group)
+    if places is None:
+        return "–"
+    best, worst = places
+    return str(best) if best == worst else f"{best}–{worst}"
+
+
+def stability_note(group: dict[str, Any]) -> str:
+    """The leave-one-contributor-out range, as a short note only where it reaches outside the rank range.
+
+    It is a stability check on the point order, not a confidence statement: inside the rank range it adds nothing.
+    """
+    places, moved = rank_places(group), rank_range(group)
+    if places is None or moved is None or (places[0] <= moved[0] and moved[1] <= places[1]):
+        return ""
+    span = str(moved[0]) if moved[0] == moved[1] else f"{moved[0]}–{moved[1]}"
+    return f"without one contributor: place {span} by score alone"
 
 
 def odds_ratio_text(value: object) -> str:
@@ -242,7 +288,7 @@ def adjusted_words(group: dict[str, Any], view_meta: dict[str, Any]) -> dict[str
     return {
         **words,
         "kind": "ok",
-        "adjusted": f"odds vs pool ×{odds:.2f}{interval_text} after separating who uses it",
+        "adjusted": f"{ADJUSTED_ODDS_WORDS} ×{odds:.2f}{interval_text}",
         "odds": odds_ratio_text(odds),
         "lo": odds_ratio_text(lo),
         "hi": odds_ratio_text(hi),
@@ -267,17 +313,10 @@ def variance_share_words(view_meta: dict[str, Any]) -> str:
     )
 
 
-def ranks_have_ties(groups: Iterable[dict[str, Any]]) -> bool:
-    ranks = [group.get("rank") for group in groups if group.get("rank") is not None]
-    return len(ranks) != len(set(ranks))
-
-
 def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
+    """One row per ranked group, in the document's order: by scoreAdj, best first."""
     rows = []
     groups = view_doc.get("groups", [])
-    rank_counts: dict[object, int] = {}
-    for group in groups:
-        rank_counts[group.get("rank")] = rank_counts.get(group.get("rank"), 0) + 1
     for group in groups:
         lo, hi = interval(group)
         rank = group.get("rank")
@@ -286,7 +325,8 @@ def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "group": group,
                 "label": group.get("label", ""),
                 "rank": rank,
-                "tied": rank is not None and rank_counts.get(rank, 0) > 1,
+                "rank_text": rank_text(group),
+                "stability": stability_note(group),
                 "score_adj": number(group.get("scoreAdj")),
                 "lo": lo,
                 "hi": hi,
@@ -306,7 +346,7 @@ def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def row_for(view_doc: dict[str, Any], label: str) -> dict[str, Any]:
-    """One group's leaderboard row, with ties read against the whole view."""
+    """One group's leaderboard row."""
     for row in leaderboard_rows(view_doc):
         if row["label"] == label:
             return row
@@ -457,13 +497,15 @@ def quick_links(view_doc: dict[str, Any], a: dict[str, Any]) -> dict[str, list[s
 
 @dataclass
 class ScoreDifference:
-    """scoreAdj of A minus B, its bootstrap interval and how often A came out ahead."""
+    """scoreAdj of A minus B, its interval (cluster bootstrap-t, K the smaller side's contributors) and how often A
+    came out ahead."""
 
     difference: float | None = None
     lo: float | None = None
     hi: float | None = None
     share_a_better: float | None = None
     resamples: int | None = None
+    contributors: int | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -483,12 +525,14 @@ def read_score_difference(result: object) -> ScoreDifference:
     if isinstance(ci, list | tuple) and len(ci) == 2:
         lo, hi = number(ci[0]), number(ci[1])
     resamples = pick("resamples", "b")
+    contributors = pick("contributors")
     return ScoreDifference(
         difference=number(pick("difference", "diff", "delta")),
         lo=lo if lo is not None else number(pick("ci_lo", "lo")),
         hi=hi if hi is not None else number(pick("ci_hi", "hi")),
         share_a_better=number(pick("share_a_better", "p_a_better", "a_beats_b", "share")),
         resamples=resamples if isinstance(resamples, int) else None,
+        contributors=_whole(contributors),
     )
 
 
@@ -593,3 +637,38 @@ CONTRIBUTED_COLUMNS: tuple[tuple[str, str], ...] = (
     ("harness", "the agent harness, e.g. opencode"),
     ("hversion", "its version"),
 )
+
+
+# ---------------------------------------------------------------- what an interval means (methodology page)
+
+# bench/coverage.py writes its table here; the file is committed, so the page shows what was last measured.
+COVERAGE_FILE = Path(__file__).resolve().parent.parent / "bench" / "results" / "coverage.json"
+# Contributor counts whose interval multiplier the methodology page lists.
+MULTIPLIER_CONTRIBUTORS = (2, 3, 5, 10, 20, 40)
+
+
+def interval_constants() -> dict[str, Any]:
+    """The interval's constants as the engine uses them: level, resamples, seed and t(0.975, K-1)·sqrt(K/(K-1))."""
+    factors = t_factor(np.array(MULTIPLIER_CONTRIBUTORS))
+    return {
+        "level": round(100 * LEVEL),
+        "resamples": settings.SCORING_RESAMPLES,
+        "seed": settings.SCORING_SEED,
+        "multipliers": [(k, float(f)) for k, f in zip(MULTIPLIER_CONTRIBUTORS, factors, strict=True)],
+    }
+
+
+@lru_cache(maxsize=1)
+def coverage_figures(path: Path = COVERAGE_FILE) -> dict[str, Any] | None:
+    """bench/coverage.py's last measured table, or None when the file is missing or unreadable."""
+    try:
+        found = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    if (
+        not isinstance(found, dict)
+        or not isinstance(found.get("rows"), list)
+        or not isinstance(found.get("meta"), dict)
+    ):
+        return None
+    return found

@@ -272,7 +272,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             {
                 "rows": rows,
                 "provisional": pages.provisional_rows(view_doc),
-                "has_ties": pages.ranks_have_ties(view_doc.get("groups", [])),
+                "rank_range_words": pages.RANK_RANGE_WORDS,
                 "scope_meta": document.get("meta", {}),
                 "view_meta": view_meta,
                 "variance_words": pages.variance_share_words(view_meta),
@@ -341,6 +341,8 @@ def pairing(request: HttpRequest) -> HttpResponse:
             {
                 "group": group,
                 "row": pages.row_for(view_doc, label),
+                "ranked_count": len(view_doc.get("groups", [])),
+                "rank_range_words": pages.RANK_RANGE_WORDS,
                 "axis_rows": rows,
                 "tiers": [
                     (name, weight, (group.get("tiers") or {}).get(name), (group.get("tiersAdj") or {}).get(name))
@@ -378,7 +380,7 @@ def stored_samples(snapshot_id: int, view: str, label_a: str, label_b: str) -> t
 def score_difference(
     snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any]
 ) -> pages.ScoreDifference | None:
-    """scoreAdj(A) - scoreAdj(B) with its bootstrap interval, from the samples the recompute stored.
+    """scoreAdj(A) - scoreAdj(B) with its cluster bootstrap-t interval, from the samples the recompute stored.
 
     Every group of a view is scored on the same resamples, so these are compare_groups' own numbers. A snapshot
     published before samples were kept (or whose samples a newer one has retired) falls back to the engine.
@@ -386,13 +388,18 @@ def score_difference(
     samples_a, samples_b = stored_samples(snapshot_id, view, str(group_a["label"]), str(group_b["label"]))
     score_a, score_b = pages.number(group_a.get("scoreAdj")), pages.number(group_b.get("scoreAdj"))
     stored = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
-    if stored and score_a is not None and score_b is not None:
+    # K of each side: the interval of the difference counts the smaller side's contributors (spec B1).
+    k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
+    counted = isinstance(k_a, int) and isinstance(k_b, int)
+    if stored and counted and score_a is not None and score_b is not None:
         return pages.read_score_difference(
             compare_from_samples(
                 score_a=score_a,
                 score_b=score_b,
                 samples_a=samples_a,  # type: ignore[arg-type]  # checked to be lists above
                 samples_b=samples_b,  # type: ignore[arg-type]
+                contributors_a=int(k_a),  # type: ignore[arg-type]  # checked to be ints above
+                contributors_b=int(k_b),  # type: ignore[arg-type]
             )
         )
     return engine_score_difference(view, str(group_a["label"]), str(group_b["label"]))
@@ -476,6 +483,7 @@ def compare(request: HttpRequest) -> HttpResponse:
                 "difference": None if same else score_difference(snapshot.id, view, group_a, group_b),
                 "rates": None if same else rate_test(group_a, group_b),
                 "side_rows": [("A", pages.row_for(view_doc, chosen_a)), ("B", pages.row_for(view_doc, chosen_b))],
+                "rank_range_words": pages.RANK_RANGE_WORDS,
             }
         )
         return render_page("leaderboard/compare.html", context)
@@ -500,6 +508,10 @@ def static_page(template: str, page: str) -> Callable[[HttpRequest], HttpRespons
                     "axes": pages.AXES,
                     "tiers": pages.TIERS,
                     "flags": pages.FLAG_WORDS,
+                    "interval": pages.interval_constants(),
+                    "coverage": pages.coverage_figures(),
+                    "rank_range_words": pages.RANK_RANGE_WORDS,
+                    "adjusted_odds_words": pages.ADJUSTED_ODDS_WORDS,
                     "columns": pages.CONTRIBUTED_COLUMNS,
                     "views_explained": [(pages.VIEWS[key], text) for key, text in pages.VIEW_EXPLANATIONS.items()],
                     "min_contributors": settings.PUBLIC_LABEL_MIN_CONTRIBUTORS,

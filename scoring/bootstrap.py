@@ -1,16 +1,25 @@
-"""Percentile bootstrap of scoreAdj (scoring spec B1).
+"""Contributor-cluster bootstrap-t of scoreAdj (scoring spec B1).
 
-A resample draws, inside every ranked group, as many cycles as the group has, uniformly
-with replacement, and recomputes the pool from the resampled groups. A resample is kept
-as how often each cycle was drawn (its multinomial counts, built from exact uniform
-integer draws); group sums are then counts x contributions, and no resampled rows are
-ever materialized. Resamples run in chunks so memory stays flat at a million cycles.
+Cycles from one contributor are not independent draws, so the unit of resampling is the cell: a group's cycles
+from one contributor. A resample draws, inside every ranked group, as many of its cells as it has, uniformly with
+replacement; each drawn cell brings all of its cycles, and the pool is recomputed from the resampled groups.
+
+A resample is kept as how often each cell was drawn. Group sums are those counts times the cells' sums; the latency
+medians need per-pair weights, which are the cell counts broadcast to the cell's latency pairs times the pairs'
+steps, so the bag machinery (running weights, bisection over latencies) is the point estimate's rule unchanged.
+Resamples run in chunks, draws included, so memory stays flat at a million cycles; where cells are few (most
+views) drawing and summing cost next to nothing, and only the latency bags still read every cycle.
+
+The interval is a bootstrap-t on clusters: scoreAdj +- t(0.975, K - 1) * s * sqrt(K / (K - 1)), K the group's
+contributors and s the sd of its resampled scoreAdj, clipped to 0..100. The t quantile and the K / (K - 1) factor
+correct the bootstrap's optimism with few clusters. K = 1 has no interval.
 """
 
 from dataclasses import dataclass
 
 import numpy as np
 import numpy.typing as npt
+from scipy import stats
 
 from scoring.finishing import finish_adjusted_score
 from scoring.judged import Contributions
@@ -22,55 +31,101 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-# Count cells per chunk (resamples x cycles); a few float64 arrays of this size are alive at once.
+# Latency pairs per chunk (resamples x pairs with a latency); a few arrays of this size are alive at once.
 CHUNK_CELLS = 4_000_000
+# The interval's two-sided level (B1).
+LEVEL = 0.95
+SCORE_RANGE = (0.0, 100.0)
 
 
 @dataclass(frozen=True)
 class ResampleLayout:
-    """The cycles of a view's ranked groups, laid out for resampling.
+    """The cycles of a view's ranked groups, laid out for resampling by cell.
 
-    Groups are ordered by size (then by group), so groups of one size are one contiguous
-    block that a single call of the generator fills. Layout group j is ranked group
-    group_order[j] and spans rows bounds[j]:bounds[j+1]. Inside a group the cycles
-    without a latency come first, then the rest by latency (ties in canonical order), so
-    every latency bag is already sorted.
+    Layout group j is ranked group j (group order) and spans rows bounds[j]:bounds[j+1]. Inside a group the
+    cycles without a latency come first, then the rest by latency (ties in canonical order). The latency bags
+    are the rows with a latency: bag j spans bag rows bag_bounds[j]:bag_bounds[j+1], already sorted. Cells
+    (group x contributor) are numbered group by group, contributors ascending: group j's cells are
+    cell_bounds[j]:cell_bounds[j+1].
     """
 
-    group_order: IntArray  # layout group -> index among the ranked groups
+    rows: IntArray  # (n,) the judged cycle at each laid-out position
     bounds: IntArray
-    values: FloatArray  # (n, S) contributions
-    latency: FloatArray  # (n,) latmed; < 0 where none
-    bag_weights: IntArray  # (n,) a where the cycle has a latency, else 0 (outside every bag)
-    bag_keys: IntArray  # (n,) ascending: layout group x (levels + 1) + 1 + level of the latency, 0 without
+    cell_bounds: IntArray
+    cell_of_row: IntArray  # (n,) the cell of each laid-out cycle
+    cell_values: FloatArray  # (cells, S) each cell's sums
+    cell_columns: FloatArray  # (S, cells) the same laid out by sum, for segmented sums
+    bag_bounds: IntArray  # (G + 1,) the bags, over the m laid-out cycles that have a latency
+    bag_cell: IntArray  # (m,) the cell of each bag pair
+    latency: FloatArray  # (m,) latmed of each bag pair
+    bag_weights: IntArray  # (m,) a: the pair's weight
+    bag_keys: IntArray  # (m,) ascending: layout group x (levels + 1) + 1 + level of the latency
     levels: FloatArray  # the distinct latencies of all bags, ascending
 
+    @property
+    def contributors(self) -> IntArray:
+        """K per ranked group: its cells."""
+        return np.diff(self.cell_bounds)
 
-def resample_layout(codes: IntArray, ranked: BoolArray, contributions: Contributions) -> ResampleLayout:
+
+def resample_layout(
+    codes: IntArray, ranked: BoolArray, contributions: Contributions, contributor: IntArray
+) -> ResampleLayout:
+    """`contributor` is each judged cycle's contributor code (0..C-1)."""
     member = members(codes, ranked)
     ranked_codes = np.flatnonzero(ranked)
+    groups = len(ranked_codes)
     sizes = np.bincount(codes[member], minlength=len(ranked))[ranked_codes]
-    group_order = np.lexsort((ranked_codes, sizes)).astype(np.int64)
     layout_group = np.full(len(ranked), -1, dtype=np.int64)
-    layout_group[ranked_codes[group_order]] = np.arange(len(group_order))
+    layout_group[ranked_codes] = np.arange(groups)
     cycle_group = np.where(member, layout_group[np.maximum(codes, 0)], -1)
     without_latency = np.flatnonzero(member & (contributions.latency < 0))
     with_latency = pool_bag_rows(codes, ranked, contributions)
     ordered = np.concatenate((without_latency, with_latency))
-    rows = ordered[stable_order_by(cycle_group[ordered], len(group_order))]
-    latency = contributions.latency[rows]
-    levels = np.unique(latency[latency >= 0])
-    level = np.searchsorted(levels, latency)
-    has = latency >= 0
+    rows = ordered[stable_order_by(cycle_group[ordered], groups)]
+    row_group = cycle_group[rows]
+    # Cells: distinct (group, contributor) keys in ascending order, so numbered group by group.
+    width = int(contributor.max()) + 1 if len(contributor) else 1
+    cell_keys, cell_of_row = _distinct(row_group * width + contributor[rows], groups * width)
+    cell_columns = np.empty((len(contributions.columns), len(cell_keys)))
+    for s, column in enumerate(contributions.columns):
+        cell_columns[s] = np.bincount(cell_of_row, weights=column[rows], minlength=len(cell_keys))
+    cells_per_group = np.bincount(cell_keys // width, minlength=groups)
+    bag = np.flatnonzero(contributions.latency[rows] >= 0)
+    bag_rows = rows[bag]
+    latency = contributions.latency[bag_rows]
+    levels = np.unique(latency)
     return ResampleLayout(
-        group_order=group_order,
-        bounds=bounds_of(sizes[group_order]),
-        values=np.take(contributions.values, rows, axis=0),
+        rows=rows,
+        bounds=bounds_of(sizes),
+        cell_bounds=bounds_of(cells_per_group),
+        cell_of_row=cell_of_row,
+        cell_values=np.ascontiguousarray(cell_columns.T),
+        cell_columns=cell_columns,
+        bag_bounds=bounds_of(np.bincount(row_group[bag], minlength=groups)),
+        bag_cell=cell_of_row[bag],
         latency=latency,
-        bag_weights=np.where(has, contributions.steps[rows], 0).astype(np.int64),
-        bag_keys=cycle_group[rows] * (len(levels) + 1) + np.where(has, level + 1, 0),
+        bag_weights=contributions.steps[bag_rows].astype(np.int64),
+        bag_keys=row_group[bag] * (len(levels) + 1) + 1 + np.searchsorted(levels, latency),
         levels=levels.astype(np.float64),
     )
+
+
+# Up to this many possible (group, contributor) keys, distinct cells are found by counting rather than sorting.
+_DENSE_KEYS = 20_000_000
+
+
+def _distinct(keys: IntArray, size: int) -> tuple[IntArray, IntArray]:
+    """np.unique(keys, return_inverse=True) for keys in [0, size): by counting when size allows."""
+    if size > _DENSE_KEYS:
+        values, inverse = np.unique(keys, return_inverse=True)
+        return values.astype(np.int64), inverse.ravel().astype(np.int64)
+    present = np.zeros(size, dtype=np.bool_)
+    present[keys] = True
+    values = np.flatnonzero(present)
+    index = np.zeros(size, dtype=np.int64)
+    index[values] = np.arange(len(values))
+    return values.astype(np.int64), index[keys]
 
 
 def view_rng(seed: int, view_index: int) -> np.random.Generator:
@@ -78,39 +133,18 @@ def view_rng(seed: int, view_index: int) -> np.random.Generator:
     return np.random.default_rng(np.random.SeedSequence([seed, view_index]))
 
 
-@dataclass(frozen=True)
-class DrawPlan:
-    """How one resample's draws are made: per run of equal-size groups, one generator call."""
-
-    runs: tuple[tuple[int, int, int], ...]  # (first row, end row, group size) per run of equal sizes
-    offsets: IntArray  # (n,) first row of each row's group
-
-
-def draw_plan(bounds: IntArray) -> DrawPlan:
-    """Runs of equal-size groups; the layout orders groups by size, so each run is contiguous."""
-    sizes = np.diff(bounds)
-    runs = []
-    start = 0
-    while start < len(sizes):
-        end = start + int(np.searchsorted(sizes[start:], sizes[start], side="right"))
-        runs.append((int(bounds[start]), int(bounds[end]), int(sizes[start])))
-        start = end
-    return DrawPlan(runs=tuple(runs), offsets=np.repeat(bounds[:-1], sizes).astype(np.int64))
-
-
-def resample_counts(rng: np.random.Generator, plan: DrawPlan, resamples: int) -> IntArray:
-    """(resamples, n) counts: in each group, as many uniform draws with replacement as it has cycles.
-
-    Each run is counted over its own rows only, which keeps the counting in cache.
-    """
-    n = len(plan.offsets)
-    counts = np.empty((resamples, n), dtype=np.int64)
-    for lo, hi, size in plan.runs:
-        within = rng.integers(0, size, size=(resamples, hi - lo), dtype=np.uint32)
-        drawn = within if hi - lo == size else within + (plan.offsets[lo:hi] - lo)
-        for r in range(resamples):
-            counts[r, lo:hi] = np.bincount(drawn[r], minlength=hi - lo)
-    return counts
+def resample_cell_counts(rng: np.random.Generator, cell_bounds: IntArray, resamples: int) -> IntArray:
+    """(resamples, cells) counts: in each group, as many uniform draws of its cells with replacement as it has."""
+    per_group = np.diff(cell_bounds)
+    cells = int(cell_bounds[-1])
+    if cells == 0 or resamples == 0:
+        return np.zeros((resamples, cells), dtype=np.int64)
+    slot_size = np.repeat(per_group, per_group).astype(np.float64)  # each draw slot's group size
+    slot_first = np.repeat(cell_bounds[:-1], per_group)  # ... and its group's first cell
+    # Uniform cells from uniform floats: floor(u * size) is exact to 2^-53, and one call draws every slot.
+    drawn = (rng.random((resamples, cells)) * slot_size).astype(np.int64)
+    drawn += slot_first + np.arange(resamples, dtype=np.int64)[:, None] * cells
+    return np.bincount(drawn.ravel(), minlength=resamples * cells).reshape(resamples, cells)
 
 
 def pooled_median(layout: ResampleLayout, running: IntArray) -> FloatArray:
@@ -120,13 +154,13 @@ def pooled_median(layout: ResampleLayout, running: IntArray) -> FloatArray:
     at or below it reaches half the total, which is A3's rule on the pooled pairs. Each
     step reads, per group, the running weight where the group's bag passes the level.
     """
-    groups = len(layout.bounds) - 1
+    groups = len(layout.bag_bounds) - 1
     resamples = running.shape[0]
     out = np.full(resamples, np.nan)
     if len(layout.levels) == 0:
         return out
     width = len(layout.levels) + 1
-    base = running[:, layout.bounds[:-1]].sum(axis=1)
+    base = running[:, layout.bag_bounds[:-1]].sum(axis=1)
     total = running[:, -1] - running[:, 0]
     target = (total + 1) // 2
     lo = np.zeros(resamples, dtype=np.int64)
@@ -145,43 +179,132 @@ def pooled_median(layout: ResampleLayout, running: IntArray) -> FloatArray:
     return out
 
 
-def resampled_scores(layout: ResampleLayout, counts: IntArray, evidence_k: int = EVIDENCE_K) -> FloatArray:
-    """(B, G) scoreAdj of the layout's groups (in layout order) under each row of counts."""
-    sums = group_sums(layout.values, layout.bounds, counts.astype(np.float64))
-    weights = np.multiply(counts, layout.bag_weights, out=counts)  # counts are not needed after this
+def cell_group_sums(
+    cell_values: FloatArray, cell_columns: FloatArray, cell_bounds: IntArray, cell_counts: IntArray
+) -> FloatArray:
+    """(B, G, S) sums per group from how often each cell was drawn.
+
+    Few groups: one small matrix product each. Many (thousands of pairings with effort, a few cells each): one
+    segmented sum per column over all cells, rather than a Python loop over the groups.
+    """
+    groups = len(cell_bounds) - 1
+    counts = cell_counts.astype(np.float64)
+    if groups <= 64:
+        return group_sums(cell_values, cell_bounds, counts)
+    out = np.empty((counts.shape[0], groups, cell_values.shape[1]))
+    weighted = np.empty_like(counts)
+    # Column by column, each contiguous: a strided column would read the whole array once per column.
+    for s, column in enumerate(cell_columns):
+        np.multiply(counts, column, out=weighted)
+        out[:, :, s] = np.add.reduceat(weighted, cell_bounds[:-1], axis=1)
+    return out
+
+
+def resampled_scores(layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K) -> FloatArray:
+    """(B, G) scoreAdj of the ranked groups under each row of cell counts."""
+    sums = cell_group_sums(layout.cell_values, layout.cell_columns, layout.cell_bounds, cell_counts)
+    # Each pair's weight: its steps times how often its cell was drawn. In 32 bits where the product fits
+    # (half the memory traffic of the step that dominates); the running sums are 64-bit either way.
+    narrow = len(layout.bag_weights) == 0 or int(layout.bag_weights.max()) * int(cell_counts.max()) < 2**31
+    dtype = np.int32 if narrow else np.int64
+    weights = np.take(cell_counts.astype(dtype), layout.bag_cell, axis=1)
+    np.multiply(weights, layout.bag_weights.astype(dtype), out=weights)
     running = running_weights(weights)
-    latency = segment_medians(layout.latency, running, layout.bounds)
+    del weights
+    latency = segment_medians(layout.latency, running, layout.bag_bounds)
     raw = raw_axes(sums, latency)
     pool = pool_axes(sums, pooled_median(layout, running))
     return finish_adjusted_score(raw, evidence(sums), pool[:, None, :], evidence_k)
+
+
+@dataclass(frozen=True)
+class ClusterBootstrap:
+    samples: FloatArray  # (resamples, R) scoreAdj of the R ranked groups, in group order
+    contributors: IntArray  # (R,) K: the cells of each ranked group
 
 
 def bootstrap_scores(
     codes: IntArray,
     ranked: BoolArray,
     contributions: Contributions,
+    contributor: IntArray,
     *,
     resamples: int,
     rng: np.random.Generator,
     evidence_k: int = EVIDENCE_K,
-) -> FloatArray:
-    """(resamples, R) scoreAdj samples of the R ranked groups of one view, in group order."""
+) -> ClusterBootstrap:
+    """The cluster bootstrap of the ranked groups of one view."""
     groups = int(ranked.sum())
     out = np.empty((resamples, groups))
-    if groups == 0 or resamples == 0:
-        return out
-    layout = resample_layout(codes, ranked, contributions)
-    plan = draw_plan(layout.bounds)
-    n = int(layout.bounds[-1])
-    chunk = max(1, min(resamples, CHUNK_CELLS // max(n, 1)))
+    if groups == 0:
+        return ClusterBootstrap(out, np.zeros(0, dtype=np.int64))
+    layout = resample_layout(codes, ranked, contributions, contributor)
+    if resamples == 0:
+        return ClusterBootstrap(out, layout.contributors)
+    # Chunks bound both the latency pairs and the cells held per resample. The generator fills its draws in
+    # order, so the same seed gives the same resamples whatever the chunk size.
+    largest = max(len(layout.bag_cell), int(layout.cell_bounds[-1]), 1)
+    chunk = max(1, min(resamples, CHUNK_CELLS // largest))
     for start in range(0, resamples, chunk):
-        size = min(chunk, resamples - start)
-        counts = resample_counts(rng, plan, size)
-        out[start : start + size, layout.group_order] = resampled_scores(layout, counts, evidence_k)
-    return out
+        end = min(resamples, start + chunk)
+        counts = resample_cell_counts(rng, layout.cell_bounds, end - start)
+        out[start:end] = resampled_scores(layout, counts, evidence_k)
+    return ClusterBootstrap(out, layout.contributors)
 
 
-def percentile_interval(samples: FloatArray) -> tuple[FloatArray, FloatArray]:
-    """The 2.5th and 97.5th percentiles of each column (B1)."""
-    lo, hi = np.percentile(samples, [2.5, 97.5], axis=0)
+def t_factor(contributors: IntArray | int) -> FloatArray:
+    """t(0.975, K - 1) * sqrt(K / (K - 1)) per K; NaN where K < 2 (no interval)."""
+    k = np.asarray(contributors, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        factor = stats.t.ppf(0.5 + LEVEL / 2, k - 1) * np.sqrt(k / (k - 1))
+    return np.where(k >= 2, factor, np.nan)
+
+
+def spread(samples: FloatArray) -> FloatArray:
+    """The sd of each column of samples (B - 1 in the divisor); NaN with fewer than two samples."""
+    if samples.shape[0] < 2:
+        return np.full(samples.shape[1:], np.nan)
+    return np.asarray(np.std(samples, axis=0, ddof=1))
+
+
+def cluster_t_interval(
+    point: FloatArray, samples: FloatArray, contributors: IntArray, clip: tuple[float, float] | None = SCORE_RANGE
+) -> tuple[FloatArray, FloatArray]:
+    """point +- t(0.975, K - 1) * s * sqrt(K / (K - 1)), clipped; NaN bounds where K < 2 or s is undefined."""
+    half = t_factor(contributors) * spread(samples)
+    lo, hi = point - half, point + half
+    if clip is not None:
+        lo, hi = np.clip(lo, *clip), np.clip(hi, *clip)
     return lo, hi
+
+
+def paired_difference(
+    *,
+    score_a: float,
+    score_b: float,
+    samples_a: FloatArray,
+    samples_b: FloatArray,
+    contributors_a: int,
+    contributors_b: int,
+) -> dict[str, object]:
+    """scoreAdj(A) - scoreAdj(B) from the same resamples (paired by resample), B1's compare.
+
+    The interval is the same bootstrap-t with K = min(K_A, K_B): the side with fewer contributors bounds what is
+    known about the difference. ``ci`` is None with K < 2 or without samples; ``a_beats_b`` is the share of
+    resamples in which A scored strictly higher.
+    """
+    difference = float(score_a - score_b)
+    out: dict[str, object] = {"difference": difference, "ci": None, "a_beats_b": None, "resamples": 0}
+    if samples_a.ndim != 1 or samples_a.shape != samples_b.shape or len(samples_a) == 0:
+        return out
+    diffs = samples_a - samples_b
+    contributors = min(int(contributors_a), int(contributors_b))
+    lo, hi = cluster_t_interval(
+        np.array([difference]), diffs[:, None], np.array([contributors]), clip=(-SCORE_RANGE[1], SCORE_RANGE[1])
+    )
+    out["a_beats_b"] = float((diffs > 0).mean())
+    out["resamples"] = len(diffs)
+    out["contributors"] = contributors
+    if np.isfinite(lo[0]) and np.isfinite(hi[0]):
+        out["ci"] = [float(lo[0]), float(hi[0])]
+    return out

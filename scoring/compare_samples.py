@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from scoring.bootstrap import paired_difference
 from scoring.document import Prepared, ScoringConfig, _score_views, assemble_document, prepare
 from scoring.shapes import VIEWS
 
@@ -51,19 +52,25 @@ def document_and_samples(
 
 
 def compare_from_samples(
-    *, score_a: float, score_b: float, samples_a: Sequence[float], samples_b: Sequence[float]
+    *,
+    score_a: float,
+    score_b: float,
+    samples_a: Sequence[float],
+    samples_b: Sequence[float],
+    contributors_a: int,
+    contributors_b: int,
 ) -> dict[str, Any]:
-    """scoreAdj(A) - scoreAdj(B), the 95% percentile interval of the per-resample differences, and the share of
+    """scoreAdj(A) - scoreAdj(B), its 95% cluster bootstrap-t interval with K = min(K_A, K_B), and the share of
     resamples in which A scored strictly higher: compare_groups' numbers, from stored samples.
 
-    ``ci`` and ``a_beats_b`` are None when there are no samples or the two sides hold different counts.
+    ``ci`` is None when there are no samples, the two sides hold different counts or the smaller side has one
+    contributor; ``a_beats_b`` is None without samples.
     """
-    out: dict[str, Any] = {"difference": float(score_a - score_b), "ci": None, "a_beats_b": None, "resamples": 0}
-    a = np.asarray(samples_a, dtype=np.float64)
-    b = np.asarray(samples_b, dtype=np.float64)
-    if a.ndim != 1 or a.shape != b.shape or len(a) == 0:
-        return out
-    diffs = a - b
-    lo, hi = np.percentile(diffs, [2.5, 97.5])
-    out.update({"ci": [float(lo), float(hi)], "a_beats_b": float((diffs > 0).mean()), "resamples": len(diffs)})
-    return out
+    return paired_difference(
+        score_a=score_a,
+        score_b=score_b,
+        samples_a=np.asarray(samples_a, dtype=np.float64),
+        samples_b=np.asarray(samples_b, dtype=np.float64),
+        contributors_a=contributors_a,
+        contributors_b=contributors_b,
+    )

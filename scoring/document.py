@@ -10,8 +10,15 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from scoring.bootstrap import bootstrap_scores, percentile_interval, view_rng
-from scoring.caveats import contributorship, flags, interval_ranks, point_ranks
+from scoring.bootstrap import bootstrap_scores, cluster_t_interval, paired_difference, view_rng
+from scoring.caveats import (
+    contributorship,
+    flags,
+    interval_ranks,
+    interval_worst_ranks,
+    point_ranks,
+    point_worst_ranks,
+)
 from scoring.judged import Contributions, JudgedCycles, contributions, judged_in_scope
 from scoring.scorecard import PointScorecard, point_scorecard
 from scoring.shapes import (
@@ -84,10 +91,11 @@ def score_view(prepared: Prepared, view: ViewName, config: ScoringConfig) -> Vie
             grouping.codes,
             card.ranked,
             prepared.contributions,
+            prepared.judged.contributor_code,
             resamples=config.resamples,
             rng=view_rng(config.seed, VIEWS.index(view)),
             evidence_k=config.evidence_k,
-        )
+        ).samples
     return ViewResult(card, samples)
 
 
@@ -99,6 +107,13 @@ def _number(x: float) -> float | None:
 
 def _axes(row: FloatArray) -> dict[str, float | None]:
     return {name: _number(row[i]) for i, name in enumerate(AXIS_NAMES)}
+
+
+def _interval(interval: tuple[FloatArray, FloatArray] | None, i: int) -> list[float] | None:
+    if interval is None:
+        return None
+    lo, hi = _number(interval[0][i]), _number(interval[1][i])
+    return None if lo is None or hi is None else [lo, hi]
 
 
 def _evidence(row: FloatArray) -> dict[str, int]:
@@ -159,12 +174,16 @@ def view_document(prepared: Prepared, result: ViewResult, config: ScoringConfig)
     np.minimum.at(first_day, codes[member], judged.day[member].astype(np.int64))
     ranked_ids = np.flatnonzero(card.ranked)
     fin = card.finished
+    contributors = who.contributors[ranked_ids]
     interval: tuple[FloatArray, FloatArray] | None = None
     if result.samples is not None and len(ranked_ids):
-        interval = percentile_interval(result.samples)
-        ranks = interval_ranks(*interval)
+        interval = cluster_t_interval(fin.score_adj, result.samples, contributors)
+        ranks, worst = interval_ranks(*interval), interval_worst_ranks(*interval)
     else:
-        ranks = point_ranks(fin.score_adj)
+        ranks, worst = point_ranks(fin.score_adj), point_worst_ranks(fin.score_adj)
+    # One contributor: no interval, and no rank claimed beyond the whole range (B1).
+    alone = contributors < 2
+    ranks, worst = np.where(alone, 1, ranks), np.where(alone, len(ranked_ids), worst)
     # Ids number the ranked groups by first appearance (then label), as the published card does.
     appearance = sorted(
         range(len(ranked_ids)), key=lambda i: (first_day[ranked_ids[i]], grouping.labels[ranked_ids[i]])
@@ -188,8 +207,9 @@ def view_document(prepared: Prepared, result: ViewResult, config: ScoringConfig)
             "imputed": [name for t, name in enumerate(TIER_NAMES) if fin.imputed[i, t]],
             "score": float(fin.score[i]),
             "scoreAdj": float(fin.score_adj[i]),
-            "ci": None if interval is None else [float(interval[0][i]), float(interval[1][i])],
+            "ci": _interval(interval, i),
             "rank": int(ranks[i]),
+            "rank_worst": int(worst[i]),
             "contributors": int(who.contributors[g]),
             "top_share": float(who.top_share[g]),
             "flags": flags(int(sums[S["hjudged"]]), int(who.contributors[g]), float(who.top_share[g])),
@@ -306,38 +326,52 @@ def compare_groups(
     since: date | None = None,
     until: date | None = None,
 ) -> dict[str, Any]:
-    """scoreAdj(A) - scoreAdj(B) with its bootstrap 95% interval and how often A beats B.
+    """scoreAdj(A) - scoreAdj(B) with its 95% interval and how often A beats B (B1's compare).
 
     Uses the draws of the view's own bootstrap (the pool recomputed per resample), so the
-    comparison agrees with the intervals on the ranking page.
+    comparison agrees with the intervals on the ranking page; the interval is the cluster
+    bootstrap-t with K = min(K_A, K_B).
     """
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}")
     prepared = prepare(cycles, config, since, until)
     result = score_view(prepared, view, config)
     card = result.scorecard
-    ranked_labels = [card.grouping.labels[g] for g in np.flatnonzero(card.ranked)]
+    ranked_ids = np.flatnonzero(card.ranked)
+    ranked_labels = [card.grouping.labels[g] for g in ranked_ids]
     for label in (label_a, label_b):
         if label not in ranked_labels:
             raise GroupNotRanked(f"{label!r} is not a ranked group of the {view} view in this scope")
     a, b = ranked_labels.index(label_a), ranked_labels.index(label_b)
-    difference = float(card.finished.score_adj[a] - card.finished.score_adj[b])
+    who = contributorship(
+        card.grouping.codes, prepared.judged.contributor_code, len(card.grouping.labels), prepared.judged.contributors
+    )
+    score_a, score_b = float(card.finished.score_adj[a]), float(card.finished.score_adj[b])
     out: dict[str, Any] = {
         "view": view,
         "a": label_a,
         "b": label_b,
-        "scoreAdj_a": float(card.finished.score_adj[a]),
-        "scoreAdj_b": float(card.finished.score_adj[b]),
-        "difference": difference,
+        "scoreAdj_a": score_a,
+        "scoreAdj_b": score_b,
+        "contributors_a": int(who.contributors[ranked_ids[a]]),
+        "contributors_b": int(who.contributors[ranked_ids[b]]),
+        "difference": score_a - score_b,
         "ci": None,
+        "contributors": None,
         "a_beats_b": None,
         "resamples": config.resamples,
         "seed": config.seed,
         "pairing": view in PAIRING_VIEWS,
     }
     if result.samples is not None:
-        diffs = result.samples[:, a] - result.samples[:, b]
-        lo, hi = np.percentile(diffs, [2.5, 97.5])
-        out["ci"] = [float(lo), float(hi)]
-        out["a_beats_b"] = float((diffs > 0).mean())
+        found = paired_difference(
+            score_a=score_a,
+            score_b=score_b,
+            samples_a=result.samples[:, a],
+            samples_b=result.samples[:, b],
+            contributors_a=out["contributors_a"],
+            contributors_b=out["contributors_b"],
+        )
+        out["ci"], out["a_beats_b"] = found["ci"], found["a_beats_b"]
+        out["contributors"] = min(out["contributors_a"], out["contributors_b"])
     return out

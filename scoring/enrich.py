@@ -40,9 +40,9 @@ IntArray = npt.NDArray[np.int64]
 
 # B3 is fitted for these pairing views (issue 5); modelEffortCombo splits pairings by effort too finely for it.
 ADJUSTED_VIEWS: tuple[str, ...] = ("modelCombo", "famCombo")
-UNSTABLE_FLAG = "unstable-rank"
-# A rank that moves by more than this many places when one contributor is left out is flagged.
-UNSTABLE_SPAN = 1
+# A flag older documents carried on most rows; the range is now a note the pages show where it reaches outside
+# the interval's rank range (leaderboard.pages.stability_note), so enrichment removes it.
+RETIRED_FLAG = "unstable-rank"
 # Leave-one-out runs x ranked groups finished at once; a few float arrays of ten times this size are alive.
 STABILITY_CHUNK_CELLS = 400_000
 
@@ -61,10 +61,10 @@ def enrich_document(
     Give it the same cycles, config and window as compute_document had. Sets, on every ranked group of the views
     in ADJUSTED_VIEWS, ``adjusted = {"odds_ratio", "ci": [lo, hi], "separable"}`` and, per such view,
     ``meta.contributor_variance_share`` and ``meta.adjustment`` ("ok" or "adjustment unavailable: ...");
-    on every ranked group of every view ``rank_range = [best, worst]`` (None when unavailable) and the flag
-    "unstable-rank" where they differ by more than one place, with ``meta.rank_stability`` ("ok" or
-    "rank stability unavailable: ..."). The document is changed in place and returned. A caller that
-    scored the same cycles may pass the engine's `prepared` stage to spare preparing them again.
+    on every ranked group of every view ``rank_range = [best, worst]`` (None when unavailable): a stability note,
+    not a confidence statement, with ``meta.rank_stability`` ("ok" or "rank stability unavailable: ...").
+    The document is changed in place and returned. A caller that scored the same cycles may pass the engine's
+    `prepared` stage to spare preparing them again.
     """
     try:
         _enrich(document, cycles, config, since, until, prepared)
@@ -137,8 +137,8 @@ def _set_stability_defaults(body: dict[str, Any]) -> None:
     body["meta"]["rank_stability"] = "rank stability unavailable: not computed"
     for group in body.get("groups", []):
         group["rank_range"] = None
-        if UNSTABLE_FLAG in group.get("flags", []):
-            group["flags"].remove(UNSTABLE_FLAG)
+        if RETIRED_FLAG in group.get("flags", []):
+            group["flags"].remove(RETIRED_FLAG)
 
 
 # B3 ------------------------------------------------------------------------------------------------------------
@@ -188,9 +188,6 @@ def _apply_rank_ranges(body: dict[str, Any], ranges: dict[str, tuple[int, int]])
     for group in body.get("groups", []):
         bounds = ranges.get(str(group["label"]))
         group["rank_range"] = None if bounds is None else [int(bounds[0]), int(bounds[1])]
-        flags = group.setdefault("flags", [])
-        if bounds is not None and bounds[1] - bounds[0] > UNSTABLE_SPAN and UNSTABLE_FLAG not in flags:
-            flags.append(UNSTABLE_FLAG)
     body["meta"]["rank_stability"] = "ok"
 
 

@@ -14,7 +14,7 @@ FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
 
-def running_weights(weights: IntArray) -> IntArray:
+def running_weights(weights: npt.NDArray[np.integer]) -> IntArray:
     """(B, m + 1) running sums of each row of weights, from a leading 0.
 
     Weights are whole numbers (steps x draws): int64 sums are exact, and an integer
@@ -23,7 +23,7 @@ def running_weights(weights: IntArray) -> IntArray:
     weights = np.atleast_2d(weights)
     running = np.empty((weights.shape[0], weights.shape[1] + 1), dtype=np.int64)
     running[:, 0] = 0
-    np.cumsum(weights, axis=1, out=running[:, 1:])
+    np.cumsum(weights, axis=1, dtype=np.int64, out=running[:, 1:])
     return running
 
 

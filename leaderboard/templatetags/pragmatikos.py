@@ -35,6 +35,13 @@ def share(value: object) -> str:
 
 
 @register.filter
+def percent_of_one(value: object) -> str:
+    """A 0..1 fraction as a percentage with one decimal (measured coverage)."""
+    as_number = number(value)
+    return "n/a" if as_number is None else f"{as_number * 100:.1f}%"
+
+
+@register.filter
 def axis_value(value: object, axis: Axis) -> str:
     as_number = number(value)
     if as_number is None:

@@ -1,8 +1,10 @@
 """The contributor-adjusted ship odds beside the raw ship rate, the variance share and rank stability in words."""
 
 import html as html_module
+from pathlib import Path
 from typing import Any
 
+from django.conf import settings
 from django.test import Client
 
 from leaderboard import pages
@@ -30,7 +32,7 @@ def test_it_shows_the_engines_adjusted_odds_beside_the_raw_ship_rate(demo_snapsh
     for group in separable:
         adjusted = group["adjusted"]
         lo, hi = adjusted["ci"]
-        words = f"odds vs pool ×{adjusted['odds_ratio']:.2f} [{lo:.2f}–{hi:.2f}] after separating who uses it"
+        words = f"{pages.ADJUSTED_ODDS_WORDS} ×{adjusted['odds_ratio']:.2f} [{lo:.2f}–{hi:.2f}]"
         assert words in html, group["label"]
         assert lo <= adjusted["odds_ratio"] <= hi
     share = view_doc["meta"]["contributor_variance_share"]
@@ -48,7 +50,7 @@ def test_it_says_which_estimate_is_which_and_where_none_is_possible(demo_snapsho
     store(demo_snapshot, document)
 
     html = page(client, "/", view="modelCombo")
-    assert "odds vs pool ×0.80 [0.60–1.10] after separating who uses it" in html
+    assert "odds of shipping vs the average pairing, for the same contributor ×0.80 [0.60–1.10]" in html
     not_separable = sum(1 for g in groups if g["adjusted"]["separable"] is False)
     assert html.count("not separable: every cycle from one contributor") == not_separable
     assert "35% belongs to the contributors and 65% to the pairings" in html
@@ -56,11 +58,12 @@ def test_it_says_which_estimate_is_which_and_where_none_is_possible(demo_snapsho
     first = page(client, "/pairing/", view="modelCombo", label=groups[0]["label"])
     assert f"Ship rate {groups[0]['raw']['shipr']:.0f}% (raw)" in first
     assert f"{groups[0]['hshipped']} of {groups[0]['hshipJudged']} ship-judged cycles shipped" in first
-    assert "×0.80 the pool's (95% interval ×0.60 to ×1.10)" in first
+    assert "For the same contributor, its odds of shipping are ×0.80 those of the average ranked pairing" in first
+    assert "(95% interval ×0.60 to ×1.10)" in first
     assert "35% belongs to the contributors" in first
     second = page(client, "/pairing/", view="modelCombo", label=groups[1]["label"])
     assert "not separable: every cycle from one contributor" in second
-    assert "odds vs pool" not in second
+    assert pages.ADJUSTED_ODDS_WORDS not in second
     third = page(client, "/pairing/", view="modelCombo", label=groups[2]["label"])
     assert "no adjusted odds for this group" in third
 
@@ -74,7 +77,7 @@ def test_it_says_adjustment_unavailable_when_the_fit_did_not_run(demo_snapshot: 
 
     html = page(client, "/", view="famCombo")
     assert html.count("adjustment unavailable") >= len(view_doc["groups"])
-    assert "odds vs pool" not in html
+    assert pages.ADJUSTED_ODDS_WORDS not in html
     assert "Contributor adjustment unavailable for this view (the fit did not converge)" in html
     label = view_doc["groups"][0]["label"]
     detail = page(client, "/pairing/", view="famCombo", label=label)
@@ -85,26 +88,27 @@ def test_it_says_adjustment_unavailable_when_the_fit_did_not_run(demo_snapshot: 
 def test_it_shows_no_adjusted_words_on_views_without_the_fit(demo_snapshot: Snapshot, client: Client) -> None:
     assert "adjustment" not in demo_snapshot.views["model"]["meta"]
     html = page(client, "/", view="model")
-    assert "(raw)" not in html and "odds vs pool" not in html and "belongs to the contributors" not in html
+    assert "(raw)" not in html and pages.ADJUSTED_ODDS_WORDS not in html and "belongs to the contributors" not in html
 
 
-def test_it_words_the_rank_range_as_leaving_contributors_out(demo_snapshot: Snapshot, client: Client) -> None:
+def test_it_notes_the_leave_one_out_range_only_where_it_leaves_the_rank_range(
+    demo_snapshot: Snapshot, client: Client
+) -> None:
     document = demo_snapshot.document
     groups = document["views"]["modelCombo"]["groups"]
-    groups[0]["rank_range"] = [1, 4]
-    groups[0]["flags"] = [*groups[0]["flags"], "unstable-rank"]
-    groups[1]["rank_range"] = [2, 3]
-    groups[1]["flags"] = [flag for flag in groups[1]["flags"] if flag != "unstable-rank"]
+    groups[0].update(rank=1, rank_worst=2, rank_range=[1, 4])  # reaches outside 1-2: a note
+    groups[1].update(rank=1, rank_worst=3, rank_range=[2, 3])  # inside 1-3: nothing to add
     store(demo_snapshot, document)
 
     html = page(client, "/", view="modelCombo")
-    assert "unstable rank: moves more than one place without one contributor" in html
-    unstable = page(client, "/pairing/", view="modelCombo", label=groups[0]["label"])
-    sentence = "Leaving out each contributor in turn, its place by score alone ranged from 1 to 4"
-    assert f"{sentence}: it depends on who contributed." in unstable
+    assert html.count("without one contributor: place") == 1
+    assert "without one contributor: place 1–4 by score alone" in html
+    assert "unstable rank" not in html
+    moved = page(client, "/pairing/", view="modelCombo", label=groups[0]["label"])
+    assert "Leaving out each contributor in turn, its place by score alone ranged from 1 to 4" in moved
+    assert "outside the range its interval allows" in moved
     steady = page(client, "/pairing/", view="modelCombo", label=groups[1]["label"])
-    assert "ranged from 2 to 3." in steady and "it depends on who contributed" not in steady
-    assert "resample" not in pages.FLAG_WORDS["unstable-rank"]
+    assert "Leaving out each contributor in turn" not in steady
 
 
 def test_it_explains_the_adjustment_on_the_methodology_page(demo_snapshot: Snapshot, client: Client) -> None:
@@ -118,10 +122,41 @@ def test_it_explains_the_adjustment_on_the_methodology_page(demo_snapshot: Snaps
         "not separable",
         "adjustment unavailable",
         "contributor variance share",
-        "leave each contributor out in turn",
-        pages.FLAG_WORDS["unstable-rank"],
         "two-proportion z-test",
         "independent trial",
-        "uncertainty of the overall intercept",
+        "average ranked pairing",
+        "for the same contributor",
     ):
         assert words in section, words
+
+
+def test_it_explains_intervals_and_shows_the_measured_coverage(demo_snapshot: Snapshot, client: Client) -> None:
+    html = page(client, "/methodology/")
+    section = html.split('<h2 id="intervals">', 1)[1].split('<h2 id="adjustment">', 1)[0]
+    for words in (
+        "Cycles from one contributor are not independent draws",
+        "form one <strong>cell</strong>",
+        "t<sub>0.975, K−1</sub>",
+        "one contributor</strong> gets no interval",
+        pages.RANK_RANGE_WORDS,
+        "leave each contributor out in turn",
+        "stability note, not a confidence statement",
+    ):
+        assert words in section, words
+    # The multipliers come from the engine's own constants.
+    constants = pages.interval_constants()
+    assert constants["resamples"] == settings.SCORING_RESAMPLES
+    for _, factor in constants["multipliers"]:
+        assert f"<td>{factor:.2f}</td>" in section
+    # The coverage figures come from the committed output of bench/coverage.py, not from the template.
+    figures = pages.coverage_figures()
+    assert figures is not None and figures["rows"]
+    for row in figures["rows"]:
+        assert f"<td>{row['score_coverage'] * 100:.1f}%</td>" in section
+    assert f"{figures['meta']['replicates']} simulated pools per row" in section
+
+
+def test_it_reads_no_coverage_from_a_missing_or_broken_file(tmp_path: Path) -> None:
+    assert pages.coverage_figures(tmp_path / "missing.json") is None
+    (tmp_path / "broken.json").write_text("{not json")
+    assert pages.coverage_figures(tmp_path / "broken.json") is None

@@ -44,17 +44,32 @@ def test_it_refuses_more_shipped_than_judged() -> None:
 
 
 def test_it_compares_stored_samples_by_hand() -> None:
-    # Differences per resample: 1, 2, -2, 4. Sorted -2, 1, 2, 4; numpy's linear percentiles sit at positions
-    # 0.025 * 3 = 0.075 (-2 + 0.075 * 3 = -1.775) and 0.975 * 3 = 2.925 (2 + 0.925 * 2 = 3.85). A is ahead in 3 of 4.
-    result = compare_from_samples(score_a=60.0, score_b=55.5, samples_a=[1, 2, 3, 4], samples_b=[0, 0, 5, 0])
+    # Differences per resample: 1, 2, -2, 4: mean 1.25, sd sqrt(((-0.25)^2 + 0.75^2 + 3.25^2 + 2.75^2) / 3) =
+    # sqrt(6.25) = 2.5. K = min(5, 3) = 3: t(0.975, 2) = 4.302653, sqrt(3/2) = 1.224745; half width 13.1740.
+    # A is ahead in 3 of 4.
+    result = compare_from_samples(
+        score_a=60.0,
+        score_b=55.5,
+        samples_a=[1, 2, 3, 4],
+        samples_b=[0, 0, 5, 0],
+        contributors_a=5,
+        contributors_b=3,
+    )
     assert result["difference"] == 4.5
-    assert result["ci"] == pytest.approx([-1.775, 3.85], abs=1e-12)
+    half = 4.302652729749464 * 2.5 * (1.5**0.5)
+    assert result["ci"] == pytest.approx([4.5 - half, 4.5 + half], abs=1e-9)
     assert result["a_beats_b"] == 0.75
     assert result["resamples"] == 4
 
 
-def test_it_gives_no_interval_without_matching_samples() -> None:
+def test_it_gives_no_interval_without_matching_samples_or_with_one_contributor() -> None:
     for samples_a, samples_b in (([], []), ([1.0, 2.0], [1.0])):
-        result = compare_from_samples(score_a=1.0, score_b=2.0, samples_a=samples_a, samples_b=samples_b)
+        result = compare_from_samples(
+            score_a=1.0, score_b=2.0, samples_a=samples_a, samples_b=samples_b, contributors_a=4, contributors_b=4
+        )
         assert result["difference"] == -1.0
         assert result["ci"] is None and result["a_beats_b"] is None
+    lone = compare_from_samples(
+        score_a=1.0, score_b=2.0, samples_a=[1.0, 2.0], samples_b=[0.0, 3.0], contributors_a=1, contributors_b=4
+    )
+    assert lone["ci"] is None and lone["a_beats_b"] == 0.5

@@ -4,9 +4,12 @@ import html as html_module
 import json
 import math
 
+import numpy as np
+import pytest
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from scipy import stats
 
 from leaderboard import services
 from leaderboard.models import Snapshot
@@ -37,6 +40,8 @@ def test_it_gets_compare_groups_numbers_from_the_stored_samples(demo_snapshot: S
                 score_b=b["scoreAdj"],
                 samples_a=samples[view][a["label"]],
                 samples_b=samples[view][b["label"]],
+                contributors_a=a["contributors"],
+                contributors_b=b["contributors"],
             )
             assert stored["difference"] == expected["difference"]
             assert stored["ci"] == expected["ci"]
@@ -52,9 +57,11 @@ def test_it_publishes_the_same_document_as_compute_document(demo_snapshot: Snaps
         compute_document(frame, config, generated=generated), sort_keys=True
     )
     first = document["views"]["modelCombo"]["groups"][0]
-    draws = sorted(samples["modelCombo"][first["label"]])
-    # The document's interval is the samples' own 2.5th and 97.5th percentiles.
-    assert draws[0] <= first["ci"][0] <= first["ci"][1] <= draws[-1]
+    draws = samples["modelCombo"][first["label"]]
+    # The document's interval is the cluster bootstrap-t of the samples: scoreAdj +- t(0.975, K-1) s sqrt(K/(K-1)).
+    k = first["contributors"]
+    half = stats.t.ppf(0.975, k - 1) * np.std(draws, ddof=1) * np.sqrt(k / (k - 1))
+    assert first["ci"] == pytest.approx([max(0, first["scoreAdj"] - half), min(100, first["scoreAdj"] + half)])
 
 
 def test_it_compares_without_reading_the_cycles(demo_snapshot: Snapshot, client: Client) -> None:
@@ -104,7 +111,9 @@ def test_it_tests_the_two_ship_rates_and_says_what_the_test_cannot_show(
     assert f"z = {z:.2f}, p = " in section
     assert (f"p = {p_value:.3f}" if p_value >= 0.001 else "p = < 0.001") in section
     assert "independent trial" in section and "They are not" in section
-    assert "odds vs pool" in section or "not separable" in section or "unavailable" in section
+    assert (
+        "odds of shipping vs the average pairing" in section or "not separable" in section or "unavailable" in section
+    )
 
 
 def test_it_leaves_the_rate_test_out_when_a_and_b_are_the_same(demo_snapshot: Snapshot, client: Client) -> None:

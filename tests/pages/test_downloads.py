@@ -348,8 +348,12 @@ def test_it_writes_one_ranking_row_per_group(demo_snapshot: Snapshot, client: Cl
     assert [row["label"] for row in provisional] == [p["label"] for p in view_doc["provisional"]]
     for row, group in zip(ranked, view_doc["groups"], strict=True):
         assert float(row["score_adj"]) == pytest.approx(group["scoreAdj"])
-        assert float(row["ci_lo"]) == pytest.approx(group["ci"][0])
+        if group["ci"] is None:
+            assert row["ci_lo"] == row["ci_hi"] == "" and group["contributors"] == 1
+        else:
+            assert float(row["ci_lo"]) == pytest.approx(group["ci"][0])
         assert int(row["rank"]) == group["rank"]
+        assert int(row["rank_worst"]) == group["rank_worst"]
         assert int(row["contributors"]) == group["contributors"]
         assert float(row["tier_adj_outcome"]) == pytest.approx(group["tiersAdj"]["Outcome"])
         assert row["flags"] == ";".join(group["flags"])

@@ -60,17 +60,27 @@ def test_it_prints_ranks_caveats_and_shares_in_words(demo_snapshot: Snapshot, cl
             assert pages.FLAG_WORDS[flag] in html
     for group in groups:
         assert f"{group['top_share'] * 100:.0f}%" in html
-    assert "Rows whose intervals overlap are a tie" in html
+    assert pages.RANK_RANGE_WORDS in html
 
 
-def test_it_marks_tied_ranks_with_an_equals_sign(demo_snapshot: Snapshot, client: Client) -> None:
+def test_it_prints_each_rank_as_the_range_of_places_its_interval_allows(
+    demo_snapshot: Snapshot, client: Client
+) -> None:
     groups = demo_snapshot.views["modelCombo"]["groups"]
     html = client.get("/", {"view": "modelCombo"}).content.decode()
-    ranks = [g["rank"] for g in groups]
-    printed = re.findall(r'<td class="rank">(=?)(\d+)</td>', html)
-    assert [int(rank) for _, rank in printed] == ranks
-    for (tie_mark, rank), expected in zip(printed, ranks, strict=True):
-        assert (tie_mark == "=") == (ranks.count(expected) > 1), rank
+    printed = re.findall(r'<td class="rank">(\d+)(?:–(\d+))?</td>', html)
+    assert [(int(best), int(worst or best)) for best, worst in printed] == [
+        (g["rank"], g["rank_worst"]) for g in groups
+    ]
+    assert [g["scoreAdj"] for g in groups] == sorted((g["scoreAdj"] for g in groups), reverse=True)
+    assert "=" not in "".join(best for best, _ in printed)
+    # One contributor claims no place beyond the whole range, and shows no interval.
+    alone = [g for g in groups if g["contributors"] == 1]
+    assert alone, "the demo pool has a pairing with one contributor"
+    for group in alone:
+        assert (group["rank"], group["rank_worst"]) == (1, len(groups))
+    assert html.count('<span class="ci">no interval</span>') == len(alone)
+    assert "n/a–n/a" not in html
 
 
 def test_it_lists_provisional_groups_below_with_their_counts(demo_snapshot: Snapshot, client: Client) -> None:

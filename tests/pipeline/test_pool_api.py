@@ -24,7 +24,7 @@ def test_it_serves_the_published_document(published: None, client: Client) -> No
     group = combo["groups"][0]
     for key in ("label", "hjudged", "raw", "adj", "ev", "tiers", "tiersAdj", "imputed", "score", "scoreAdj"):
         assert key in group
-    for key in ("ci", "rank", "contributors", "top_share", "flags"):
+    for key in ("ci", "rank", "rank_worst", "contributors", "top_share", "flags"):
         assert key in group
     scores = [g["scoreAdj"] for g in combo["groups"]]
     assert scores == sorted(scores, reverse=True)

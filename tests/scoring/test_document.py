@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 import pytest
+from scipy import stats
 
 from scoring import (
     CYCLE_COLUMNS,
@@ -38,6 +39,7 @@ GROUP_KEYS = {
     "scoreAdj",
     "ci",
     "rank",
+    "rank_worst",
     "contributors",
     "top_share",
     "flags",
@@ -120,16 +122,43 @@ def test_it_gives_intervals_and_ranks_consistent_with_them(document: dict[str, A
         groups = body["groups"]
         for group in groups:
             lo, hi = group["ci"]
-            assert lo <= hi
+            assert 0 <= lo <= group["scoreAdj"] <= hi <= 100
             above = sum(1 for other in groups if other["ci"][0] > hi)
+            below = sum(1 for other in groups if other["ci"][1] < lo)
             assert group["rank"] == 1 + above
+            assert group["rank_worst"] == len(groups) - below
+            assert group["rank"] <= group["rank_worst"]
         assert groups[0]["rank"] == 1
+
+
+def test_it_centres_a_symmetric_t_interval_on_the_score(cycles: pd.DataFrame, document: dict[str, Any]) -> None:
+    samples = bootstrap_samples(cycles, FAST, view="famCombo")
+    for group in document["views"]["famCombo"]["groups"]:
+        k = group["contributors"]
+        half = stats.t.ppf(0.975, k - 1) * np.std(samples[group["label"]], ddof=1) * np.sqrt(k / (k - 1))
+        expected = [max(0.0, group["scoreAdj"] - half), min(100.0, group["scoreAdj"] + half)]
+        assert group["ci"] == pytest.approx(expected, abs=1e-9)
+
+
+def test_it_gives_one_contributor_no_interval_and_the_whole_rank_range() -> None:
+    rows: list[dict[str, Any]] = []
+    for i in range(40):  # opus-5 from three contributors, sonnet from one who ships little
+        rows.append({"model": "claude-opus-5", "contributor": 1 + i % 3, "day": f"2026-03-{1 + i % 28:02d}"})
+        rows.append({"model": "claude-sonnet-4.6", "contributor": 9, "shipped": int(i % 5 == 0)})
+    body = compute_document(cycle_frame(rows), FAST)["views"]["model"]
+    by_label = {g["label"]: g for g in body["groups"]}
+    alone = by_label["claude-sonnet-4.6"]
+    assert alone["ci"] is None and "one-contributor" in alone["flags"]
+    assert (alone["rank"], alone["rank_worst"]) == (1, 2)
+    assert by_label["claude-opus-5"]["ci"] is not None
+    assert (by_label["claude-opus-5"]["rank"], by_label["claude-opus-5"]["rank_worst"]) == (1, 2)
 
 
 def test_it_ranks_by_point_order_without_resamples(cycles: pd.DataFrame) -> None:
     body = compute_document(cycles, POINT)["views"]["model"]
     assert all(g["ci"] is None for g in body["groups"])
     assert [g["rank"] for g in body["groups"]] == list(range(1, len(body["groups"]) + 1))
+    assert [g["rank_worst"] for g in body["groups"]] == [g["rank"] for g in body["groups"]]
 
 
 def test_it_keeps_point_scores_the_same_with_or_without_bootstrap(
@@ -237,7 +266,9 @@ def test_it_hands_out_the_bootstrap_samples_behind_the_intervals(
     assert set(samples) == {g["label"] for g in groups}
     for group in groups:
         assert len(samples[group["label"]]) == 40
-        assert np.percentile(samples[group["label"]], [2.5, 97.5]).tolist() == group["ci"]
+        k = group["contributors"]
+        half = stats.t.ppf(0.975, k - 1) * np.std(samples[group["label"]], ddof=1) * np.sqrt(k / (k - 1))
+        assert group["ci"][1] - group["ci"][0] <= 2 * half + 1e-9
 
 
 def test_it_compares_two_groups_with_the_same_draws(cycles: pd.DataFrame, document: dict[str, Any]) -> None:
@@ -246,7 +277,10 @@ def test_it_compares_two_groups_with_the_same_draws(cycles: pd.DataFrame, docume
     assert result["difference"] == pytest.approx(first["scoreAdj"] - second["scoreAdj"], abs=1e-12)
     samples = bootstrap_samples(cycles, FAST, view="model")
     diffs = np.array(samples[first["label"]]) - np.array(samples[second["label"]])
-    assert result["ci"] == np.percentile(diffs, [2.5, 97.5]).tolist()
+    k = min(first["contributors"], second["contributors"])
+    assert (result["contributors_a"], result["contributors_b"]) == (first["contributors"], second["contributors"])
+    half = stats.t.ppf(0.975, k - 1) * np.std(diffs, ddof=1) * np.sqrt(k / (k - 1))
+    assert result["ci"] == pytest.approx([result["difference"] - half, result["difference"] + half])
     assert result["a_beats_b"] == float((diffs > 0).mean())
     reverse = compare_groups(cycles, FAST, view="model", label_a=second["label"], label_b=first["label"])
     assert reverse["difference"] == pytest.approx(-result["difference"])

@@ -11,7 +11,7 @@ from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
 from scoring.adjusted import rank_stability
 from scoring.compare_samples import document_and_samples
 from scoring.document import prepare
-from scoring.enrich import UNSTABLE_FLAG, enrich_document
+from scoring.enrich import RETIRED_FLAG, enrich_document
 
 POINT = ScoringConfig(resamples=0)
 PAIRING_VIEWS = ("modelCombo", "famCombo")
@@ -200,17 +200,23 @@ def test_it_gives_each_group_the_rank_range_of_recomputing_without_each_contribu
     assert dropped > 0
 
 
-def test_it_flags_a_rank_that_moves_by_more_than_one_place() -> None:
-    document = _enriched(_stability_pool(1))
-
-    flagged = steady = 0
+def test_it_keeps_the_rank_range_a_note_not_a_flag() -> None:
+    # Ranks move without some contributors here, yet no row is flagged for it: the range is a stability note the
+    # pages show where it reaches outside the interval's rank range, and an older document's flag is removed.
+    cycles = _stability_pool(1)
+    document = compute_document(cycles, POINT)
     for body in document["views"].values():
         for group in body["groups"]:
+            group["flags"].append(RETIRED_FLAG)
+    enrich_document(document, cycles, POINT)
+
+    moved = 0
+    for body in document["views"].values():
+        for group in body["groups"]:
+            assert RETIRED_FLAG not in group["flags"]
             lo, hi = group["rank_range"] or (group["rank"], group["rank"])
-            assert (UNSTABLE_FLAG in group["flags"]) == (hi - lo > 1)
-            flagged += UNSTABLE_FLAG in group["flags"]
-            steady += hi - lo <= 1
-    assert flagged > 0 and steady > 0
+            moved += hi - lo > 1
+    assert moved > 0
 
 
 def test_it_keeps_a_rank_range_steady_when_every_contributor_works_alike() -> None:
@@ -226,7 +232,7 @@ def test_it_keeps_a_rank_range_steady_when_every_contributor_works_alike() -> No
 
     for group in document["views"]["modelCombo"]["groups"]:
         assert group["rank_range"] == [group["rank"], group["rank"]]
-        assert UNSTABLE_FLAG not in group["flags"]
+        assert RETIRED_FLAG not in group["flags"]
 
 
 def test_it_leaves_the_scores_published_when_the_cycles_cannot_be_read() -> None:
@@ -242,7 +248,7 @@ def test_it_leaves_the_scores_published_when_the_cycles_cannot_be_read() -> None
         assert body["meta"]["rank_stability"].startswith("rank stability unavailable: ")
         for group in body["groups"]:
             assert group["rank_range"] is None
-            assert UNSTABLE_FLAG not in group["flags"]
+            assert RETIRED_FLAG not in group["flags"]
             if view in PAIRING_VIEWS:
                 assert group["adjusted"] == {"odds_ratio": None, "ci": [None, None], "separable": None}
         if view in PAIRING_VIEWS:
@@ -292,7 +298,7 @@ def test_it_confines_a_failing_part_to_its_own_view() -> None:
     assert combo["meta"]["adjustment"] == "adjustment unavailable: an internal error stopped the computation"
     assert combo["meta"]["rank_stability"] == "rank stability unavailable: an internal error stopped the computation"
     assert all(g["rank_range"] is None and g["adjusted"]["odds_ratio"] is None for g in combo["groups"])
-    assert all(UNSTABLE_FLAG not in g["flags"] for g in combo["groups"])
+    assert all(RETIRED_FLAG not in g["flags"] for g in combo["groups"])
     assert document["views"]["famCombo"]["meta"]["adjustment"] == "ok"
     for view in ("model", "family", "modelEffort", "famCombo", "modelEffortCombo"):
         assert document["views"][view]["meta"]["rank_stability"] == "ok"

@@ -1,0 +1,394 @@
+"""Coverage simulation: do the published intervals hold the population's numbers as often as they claim?
+
+    .venv/bin/python bench/coverage.py [--replicates 100] [--resamples 200] [--out bench/results]
+
+Scoring spec B1 and B3 claim 95% intervals. This draws pools from a process whose truth is known: contributors with
+a random effect (SD 0, 0.5 or 1.0 on the log-odds of shipping, and proportionally on the other columns), 10 or 40
+of them, each using four of eight pairings (people keep a few habits), 3,000 or 20,000 cycles, plus scenarios where
+strong contributors self-select into one pairing and where everyone uses every pairing. The truth is the point
+score of every pairing in a large pool of the same process (1,000,000 cycles from 20,000 contributors); B3's truth
+is the planted pairing effect on shipping, centred on the average pairing.
+Each pool is scored by the engine's own path for the modelCombo view (scoring.document: the cluster bootstrap-t,
+rank and rank_worst) and B3's fit (scoring.adjusted), and the table reports:
+
+* score interval: how often `ci` holds the true scoreAdj, and its mean width (points);
+* rank range: how often rank..rank_worst holds the true rank;
+* B3 interval: how often the odds ratio's interval holds the planted centred effect, and its mean width (log units);
+* wrong-direction separations: pairs the intervals separate (one surely above the other) the wrong way round,
+  as a share of all pairs.
+
+Goals (issue 8): score and B3 intervals cover 90-98% wherever every pairing has >= 15 contributors; rank ranges
+hold the true rank >= 95%; wrong-direction separations <= 1% of pairs. The table is written to
+bench/results/coverage.md and, for the methodology page, bench/results/coverage.json (both committed).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy.special import expit
+
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from scoring.adjusted import fit_pairing_effects  # noqa: E402
+from scoring.document import ScoringConfig, prepare, score_view, view_document  # noqa: E402
+from scoring.shapes import CYCLE_COLUMNS, PAIR_ARROW, ViewName  # noqa: E402
+
+RESULTS = REPO / "bench" / "results"
+VIEW: ViewName = "modelCombo"
+# Eight pairings (planner, builder) and their planted effects: on the log-odds of shipping (what B3 estimates), on
+# the log of prompts, cost and hours per cycle, on the log-odds of verifying, and on the log of step latency.
+PAIRINGS: tuple[tuple[str, str], ...] = (
+    ("claude-opus-5", "claude-opus-5"),
+    ("claude-opus-5", "grok-4.6"),
+    ("claude-fable-5", "grok-4.6"),
+    ("gpt-6-astra", "muse-spark-1.3"),
+    ("grok-4.6", "grok-4.6"),
+    ("gemini-3-pro", "gemini-3-flash"),
+    ("deepseek-v4", "claude-sonnet-5"),
+    ("minimax-m3", "minimax-m3"),
+)
+SHIP_EFFECT = np.array([0.6, 0.35, 0.25, 0.0, 0.0, -0.2, -0.4, -0.6])
+TURN_EFFECT = np.array([-0.2, 0.0, 0.1, -0.1, 0.2, 0.0, 0.1, 0.3])
+COST_EFFECT = np.array([0.4, 0.1, -0.2, 0.0, -0.3, -0.5, -0.1, -0.6])
+HOUR_EFFECT = np.array([-0.1, 0.0, 0.1, 0.0, 0.2, 0.1, -0.1, 0.3])
+VERIFY_EFFECT = np.array([0.4, 0.2, 0.0, 0.1, -0.2, 0.0, -0.3, -0.4])
+LATENCY_EFFECT = np.array([0.3, 0.0, -0.2, 0.1, -0.3, -0.4, 0.0, -0.1])
+# How strongly a contributor's effect (in SDs of shipping log-odds) carries to the other columns.
+CARRY = 0.3
+TRUTH_CYCLES = 1_000_000
+TRUTH_CONTRIBUTORS = 20_000
+# Contributors per pairing from which the goals apply (issue 8).
+GOAL_CONTRIBUTORS = 15
+
+
+# How many of the eight pairings one contributor uses, as people do in field data (and in the demo pool): a few.
+HABITS = 4
+
+
+@dataclass(frozen=True)
+class Scenario:
+    contributor_sd: float
+    contributors: int
+    cycles: int
+    self_selection: bool = False
+    habits: int = HABITS  # pairings each contributor uses; len(PAIRINGS) = everyone uses every pairing
+
+    @property
+    def name(self) -> str:
+        what = "strong contributors favour one pairing" if self.self_selection else "free choice"
+        return (
+            f"SD {self.contributor_sd:g}, {self.contributors} contributors, {self.cycles:,} cycles, "
+            f"{self.habits} pairings each, {what}"
+        )
+
+
+def default_scenarios() -> list[Scenario]:
+    out = [
+        Scenario(sd, contributors, cycles)
+        for sd in (0.0, 0.5, 1.0)
+        for contributors in (10, 40)
+        for cycles in (3_000, 20_000)
+    ]
+    out += [Scenario(1.0, 40, cycles, self_selection=True) for cycles in (3_000, 20_000)]
+    # Everyone uses every pairing: contributors shared by all groups (see CROSSED_NOTE).
+    out.append(Scenario(1.0, 40, 20_000, habits=len(PAIRINGS)))
+    return out
+
+
+# Why the crossed scenario covers more than 95%: resampling cells inside each group (spec B1) draws a contributor's
+# cells in different groups independently, so the bootstrap loses the shared ups and downs that the same people
+# give a group and the pool it is measured against; the spread of group minus pool comes out too large and the
+# interval errs wide, never narrow.
+CROSSED_NOTE = (
+    "Where every contributor uses every pairing, the interval errs wide: resampling inside each group loses what "
+    "the same people share between a group and the pool it is measured against."
+)
+
+
+def draw_pool(scenario: Scenario, rng: np.random.Generator, *, contributors: int, cycles: int) -> pd.DataFrame:
+    """A pool of the scenario's process with the given size: every column the engine reads, every cycle judged."""
+    ability = rng.normal(0.0, 1.0, contributors) * scenario.contributor_sd
+    # Uneven contributors, as in field data: a few give many cycles.
+    weights = rng.lognormal(0.0, 0.75, contributors)
+    per_contributor = rng.multinomial(cycles, weights / weights.sum())
+    who = np.repeat(np.arange(contributors), per_contributor)
+    preference = rng.dirichlet(np.full(len(PAIRINGS), 2.0), contributors)
+    if scenario.habits < len(PAIRINGS):
+        # Each contributor keeps `habits` pairings at random and never uses the others.
+        unused = np.argsort(rng.random((contributors, len(PAIRINGS))), axis=1)[:, scenario.habits :]
+        np.put_along_axis(preference, unused, 0.0, axis=1)
+        preference /= preference.sum(axis=1, keepdims=True)
+    if scenario.self_selection:
+        strong = ability > 0
+        favourite = np.zeros(len(PAIRINGS))
+        favourite[0] = 1.0
+        # Strong contributors put most of their cycles on the first pairing, whatever else they use.
+        preference[strong] = 0.6 * favourite + 0.4 * preference[strong]
+    cumulative = np.cumsum(preference, axis=1)[who]
+    pairing = np.minimum((rng.random(cycles)[:, None] > cumulative).sum(axis=1), len(PAIRINGS) - 1)
+    u = ability[who]
+    n = cycles
+    status = rng.choice(np.array([0, 1, 2]), n, p=[0.9, 0.04, 0.06])
+    shipped = (status == 0) & (rng.random(n) < expit(0.8 + SHIP_EFFECT[pairing] + u))
+    turns = 1 + rng.poisson(np.exp(0.7 + TURN_EFFECT[pairing] - CARRY * u))
+    edits = 1 + rng.poisson(5, n)
+    metered = rng.random(n) < 0.85
+    cost = np.where(metered, np.round(rng.gamma(2.0, 2.0 * np.exp(COST_EFFECT[pairing] - CARRY * u)), 4), 0.0)
+    latency = np.round(rng.gamma(4.0, 2.0 * np.exp(LATENCY_EFFECT[pairing] - CARRY * u)), 2)
+    planners = np.array([p for p, _ in PAIRINGS], dtype=object)
+    builders = np.array([b for _, b in PAIRINGS], dtype=object)
+    frame = pd.DataFrame(
+        {
+            "contributor": who + 1,
+            "cycle_key": [f"{i:016x}" for i in range(n)],
+            "day": np.datetime64("2026-01-01") + rng.integers(0, 300, n).astype("timedelta64[D]"),
+            "model": builders[pairing],
+            "planner_model": planners[pairing],
+            "builder_model": builders[pairing],
+            "human_turns": turns,
+            "assistant_steps": 1 + rng.poisson(30, n),
+            "edits": edits,
+            "edit_paths": np.ones(n, dtype=np.int64),
+            "edit_errors": rng.binomial(edits, expit(-3.0 - CARRY * u)),
+            "cost_usd": cost,
+            "shipped": shipped.astype(np.int64),
+            "active_hours": np.round(rng.gamma(1.5, 0.4 * np.exp(HOUR_EFFECT[pairing] - CARRY * u)), 4),
+            "verified": (rng.random(n) < expit(0.3 + VERIFY_EFFECT[pairing] + CARRY * u)).astype(np.int64),
+            "intervened": (rng.random(n) < expit(-2.5 - CARRY * u)).astype(np.int64),
+            "step_seconds_median": np.where(rng.random(n) < 0.95, latency, -1.0),
+            "ship_status": status,
+            "effort": "",
+            "planner_effort": "",
+            "builder_effort": "",
+        }
+    )
+    return frame[list(CYCLE_COLUMNS)]
+
+
+def labels_of(frame: pd.DataFrame) -> np.ndarray:
+    return np.asarray(frame["planner_model"] + PAIR_ARROW + frame["builder_model"], dtype=object)
+
+
+PAIRING_LABELS = [f"{p}{PAIR_ARROW}{b}" for p, b in PAIRINGS]
+
+
+def scored_view(frame: pd.DataFrame, config: ScoringConfig) -> dict[str, Any]:
+    """The modelCombo view as the recompute publishes it (intervals, rank, rank_worst), and only that view."""
+    prepared = prepare(frame, config, None, None)
+    return view_document(prepared, score_view(prepared, VIEW, config), config)
+
+
+def population_truth(scenario: Scenario, seed: int) -> dict[str, float]:
+    """True scoreAdj per pairing: the point score in a large pool of the same process."""
+    frame = draw_pool(scenario, np.random.default_rng(seed), contributors=TRUTH_CONTRIBUTORS, cycles=TRUTH_CYCLES)
+    body = scored_view(frame, ScoringConfig(resamples=0))
+    return {str(group["label"]): float(group["scoreAdj"]) for group in body["groups"]}
+
+
+def true_ranks(truth: dict[str, float]) -> dict[str, int]:
+    return {label: 1 + sum(other > score for other in truth.values()) for label, score in truth.items()}
+
+
+@dataclass
+class Tally:
+    """Counts over the replicates of one scenario."""
+
+    intervals: int = 0
+    covered: int = 0
+    width: float = 0.0
+    no_interval: int = 0
+    ranks: int = 0
+    rank_held: int = 0
+    pairs: int = 0
+    wrong_way: int = 0
+    b3_intervals: int = 0
+    b3_covered: int = 0
+    b3_width: float = 0.0
+    min_contributors: list[int] = field(default_factory=list)
+
+    def add_view(self, body: dict[str, Any], truth: dict[str, float], ranks: dict[str, int]) -> None:
+        groups = [g for g in body["groups"] if g["label"] in truth]
+        self.min_contributors.append(min((int(g["contributors"]) for g in groups), default=0))
+        for group in groups:
+            label = group["label"]
+            self.ranks += 1
+            self.rank_held += group["rank"] <= ranks[label] <= group["rank_worst"]
+            if group["ci"] is None:
+                self.no_interval += 1
+                continue
+            lo, hi = group["ci"]
+            self.intervals += 1
+            self.covered += lo <= truth[label] <= hi
+            self.width += hi - lo
+        for i, a in enumerate(groups):
+            for b in groups[i + 1 :]:
+                self.pairs += 1
+                if a["ci"] is None or b["ci"] is None:
+                    continue
+                a_above, b_above = a["ci"][0] > b["ci"][1], b["ci"][0] > a["ci"][1]
+                a_truly_higher = truth[a["label"]] > truth[b["label"]]
+                self.wrong_way += (a_above and not a_truly_higher) or (b_above and a_truly_higher)
+
+    def add_b3(self, frame: pd.DataFrame, ranked: set[str]) -> None:
+        fit = fit_pairing_effects(frame, labels=labels_of(frame), ranked=ranked)
+        if not fit.converged:
+            return
+        planted = {label: SHIP_EFFECT[i] for i, label in enumerate(PAIRING_LABELS) if label in ranked}
+        centre = float(np.mean(list(planted.values())))
+        for label, effect in fit.effects.items():
+            if effect.ci is None or label not in planted:
+                continue
+            self.b3_intervals += 1
+            self.b3_covered += effect.ci[0] <= math.exp(planted[label] - centre) <= effect.ci[1]
+            self.b3_width += math.log(effect.ci[1] / effect.ci[0])
+
+
+@dataclass(frozen=True)
+class Row:
+    scenario: str
+    contributor_sd: float
+    contributors: int
+    cycles: int
+    self_selection: bool
+    habits: int
+    replicates: int
+    min_contributors_per_pairing: float
+    goals_apply: bool
+    score_coverage: float | None
+    score_width: float | None
+    no_interval_share: float
+    rank_coverage: float | None
+    b3_coverage: float | None
+    b3_width: float | None
+    wrong_way_share: float | None
+
+
+def _share(part: float, whole: int) -> float | None:
+    return part / whole if whole else None
+
+
+def run_scenario(
+    scenario: Scenario, *, replicates: int, config: ScoringConfig, truth: dict[str, float], seed: int
+) -> Row:
+    ranks = true_ranks(truth)
+    tally = Tally()
+    rng = np.random.default_rng(seed)
+    for _ in range(replicates):
+        frame = draw_pool(scenario, rng, contributors=scenario.contributors, cycles=scenario.cycles)
+        body = scored_view(frame, config)
+        tally.add_view(body, truth, ranks)
+        tally.add_b3(frame, {str(g["label"]) for g in body["groups"]})
+    min_contributors = float(np.median(tally.min_contributors)) if tally.min_contributors else 0.0
+    return Row(
+        scenario=scenario.name,
+        contributor_sd=scenario.contributor_sd,
+        contributors=scenario.contributors,
+        cycles=scenario.cycles,
+        self_selection=scenario.self_selection,
+        habits=scenario.habits,
+        replicates=replicates,
+        min_contributors_per_pairing=min_contributors,
+        goals_apply=min_contributors >= GOAL_CONTRIBUTORS,
+        score_coverage=_share(tally.covered, tally.intervals),
+        score_width=_share(tally.width, tally.intervals),
+        no_interval_share=tally.no_interval / max(tally.ranks, 1),
+        rank_coverage=_share(tally.rank_held, tally.ranks),
+        b3_coverage=_share(tally.b3_covered, tally.b3_intervals),
+        b3_width=_share(tally.b3_width, tally.b3_intervals),
+        wrong_way_share=_share(tally.wrong_way, tally.pairs),
+    )
+
+
+def _percent(value: float | None) -> str:
+    return "–" if value is None else f"{100 * value:.1f}%"
+
+
+def _number(value: float | None, digits: int = 1) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+def markdown(rows: list[Row], meta: dict[str, Any]) -> str:
+    lines = [
+        "# Coverage of the published intervals",
+        "",
+        f"Generated by `bench/coverage.py` ({meta['replicates']} pools per scenario, B = {meta['resamples']}, "
+        f"seed {meta['seed']}, truth from {meta['truth_cycles']:,} cycles of {meta['truth_contributors']:,} "
+        f"contributors; {meta['seconds']:.0f} s). Goals where every pairing has >= {GOAL_CONTRIBUTORS} "
+        "contributors: score and B3 intervals cover 90-98%, rank ranges >= 95%, wrong-direction separations <= 1%.",
+        "",
+        "| contributor SD | contributors | cycles | pairings per contributor | selection "
+        "| min contributors per pairing | score interval covers "
+        "| mean width (points) | rank range holds true rank | B3 interval covers | B3 width (log) | wrong-direction "
+        "separations | goals apply |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for row in rows:
+        lines.append(
+            f"| {row.contributor_sd:g} | {row.contributors} | {row.cycles:,} | {row.habits} of {len(PAIRINGS)} | "
+            f"{'self-selected' if row.self_selection else 'free'} | {row.min_contributors_per_pairing:g} | "
+            f"{_percent(row.score_coverage)} | {_number(row.score_width)} | {_percent(row.rank_coverage)} | "
+            f"{_percent(row.b3_coverage)} | {_number(row.b3_width, 2)} | {_percent(row.wrong_way_share)} | "
+            f"{'yes' if row.goals_apply else 'no'} |"
+        )
+    lines += ["", CROSSED_NOTE]
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--replicates", type=int, default=100)
+    parser.add_argument("--resamples", type=int, default=200)
+    parser.add_argument("--seed", type=int, default=20261130)
+    parser.add_argument("--out", type=Path, default=RESULTS)
+    args = parser.parse_args()
+
+    started = time.perf_counter()
+    config = ScoringConfig(resamples=args.resamples, seed=args.seed)
+    truths: dict[tuple[float, bool, int], dict[str, float]] = {}
+    rows: list[Row] = []
+    for index, scenario in enumerate(default_scenarios()):
+        key = (scenario.contributor_sd, scenario.self_selection, scenario.habits)
+        if key not in truths:
+            truths[key] = population_truth(scenario, args.seed + 1000 + len(truths))
+        row = run_scenario(
+            scenario, replicates=args.replicates, config=config, truth=truths[key], seed=args.seed + index
+        )
+        rows.append(row)
+        print(
+            f"{scenario.name}: score {_percent(row.score_coverage)} (width {_number(row.score_width)}), "
+            f"rank {_percent(row.rank_coverage)}, B3 {_percent(row.b3_coverage)}, "
+            f"wrong way {_percent(row.wrong_way_share)}  [{time.perf_counter() - started:.0f} s]",
+            flush=True,
+        )
+    meta = {
+        "replicates": args.replicates,
+        "resamples": args.resamples,
+        "seed": args.seed,
+        "truth_cycles": TRUTH_CYCLES,
+        "truth_contributors": TRUTH_CONTRIBUTORS,
+        "goal_contributors": GOAL_CONTRIBUTORS,
+        "pairings": len(PAIRINGS),
+        "crossed_note": CROSSED_NOTE,
+        "seconds": time.perf_counter() - started,
+    }
+    args.out.mkdir(parents=True, exist_ok=True)
+    (args.out / "coverage.json").write_text(json.dumps({"meta": meta, "rows": [asdict(r) for r in rows]}, indent=1))
+    table = markdown(rows, meta)
+    (args.out / "coverage.md").write_text(table)
+    print(table)
+
+
+if __name__ == "__main__":
+    main()

@@ -40,6 +40,15 @@ BODY_ERROR_RESPONSES = {
         description="The throttle's counters or the database are unreachable; see the Retry-After header.",
     ),
 }
+# Every 429 and 503 of the API says when to try again.
+RETRY_AFTER = OpenApiParameter(
+    "Retry-After",
+    int,
+    location=OpenApiParameter.HEADER,
+    response=[429, 503],
+    required=True,
+    description="Seconds to wait before sending again.",
+)
 ERROR_RESPONSES = {
     **BODY_ERROR_RESPONSES,
     410: OpenApiResponse(serializers.ErrorSerializer, description="The install has retracted."),
@@ -183,7 +192,7 @@ class ContributeApi(APIView):
             "request (400); a row that breaks a column rule or a privacy check is skipped and reported in the 202 "
             "(`skipped`, `errors`), unless `atomic=1` asks for all or nothing."
         ),
-        parameters=[ATOMIC_PARAMETER],
+        parameters=[ATOMIC_PARAMETER, RETRY_AFTER],
         request={"application/json": ENVELOPE_REQUEST},
         responses={202: serializers.ContributionAcceptedSerializer, **ERROR_RESPONSES},
     )
@@ -235,7 +244,7 @@ class PreviewApi(APIView):
             "The same checks as a contribution; answers the rows as they would be stored and the rows that would be "
             "skipped. Writes nothing."
         ),
-        parameters=[ATOMIC_PARAMETER],
+        parameters=[ATOMIC_PARAMETER, RETRY_AFTER],
         request={"application/json": ENVELOPE_REQUEST},
         responses={200: serializers.PreviewSerializer, **ERROR_RESPONSES},
     )
@@ -272,6 +281,7 @@ class RetractApi(APIView):
         summary="Retract an install",
         description="Deletes every cycle of the install and refuses its later contributions (410). Idempotent.",
         request={"application/json": openapi.RETRACT_BODY},
+        parameters=[RETRY_AFTER],
         responses={200: serializers.RetractedSerializer, **BODY_ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
@@ -293,7 +303,8 @@ class StatsApi(APIView):
     @extend_schema(
         operation_id="stats",
         summary="Public pool counts",
-        responses={200: serializers.StatsSerializer},
+        parameters=[RETRY_AFTER],
+        responses={200: serializers.StatsSerializer, 503: BODY_ERROR_RESPONSES[503]},
     )
     def get(self, request: Request) -> Response:
         counts = pool_counts()

@@ -11,6 +11,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ingest.api import RETRY_AFTER
 from ingest.serializers import ErrorSerializer
 from leaderboard.selectors import EARLIEST_DAY, WindowBusy, latest_snapshot, scoped_document
 
@@ -61,6 +62,7 @@ class PoolApi(APIView):
         parameters=[
             OpenApiParameter("since", DAY_PARAMETER, description=f"First day in scope (inclusive), {DAY_RANGE}."),
             OpenApiParameter("until", DAY_PARAMETER, description=f"Last day in scope (inclusive), {DAY_RANGE}."),
+            RETRY_AFTER,
         ],
         responses={
             200: OpenApiResponse(dict, description="The pool document: meta and the six views."),

@@ -25,6 +25,7 @@ from ingest import contract
 from ingest.models import Cycle
 from leaderboard import services
 from tests.factories import make_contributor, make_cycles
+from tests.ingest.envelopes import envelope, with_cell
 
 # A fixed seed: the same cases on every run, so a failure here is a regression, not luck.
 CONFIG = SchemathesisConfig.from_dict(
@@ -40,6 +41,9 @@ schema = schemathesis.openapi.from_wsgi("/api/schema/?format=json", APP, config=
 
 INTEGER_COLUMNS = ("role", "u", "a", "tedits", "tpaths", "teerr", "tship", "tver", "tabort", "tshipe")
 CONTRIBUTIONS = "POST /api/v1/contributions"
+CONTRIBUTE = "/api/v1/contributions"
+PREVIEW = "/api/v1/contributions/preview"
+RETRACT = "/api/v1/contributions/retract"
 
 
 @pytest.fixture
@@ -161,3 +165,41 @@ def test_it_answers_every_generated_request_as_its_schema_says(
 ) -> None:
     within_what_no_schema_says(case)
     case.call_and_validate()
+
+
+def answer_as_documented(path: str, body: Any, query: dict[str, str] | None = None) -> int:
+    """Send one chosen request and run every response check on its answer; return its status."""
+    case = schema[path]["POST"].Case(body=body, query=query)
+    response = case.call()
+    case.validate_response(response)
+    return response.status_code
+
+
+# Answers a fuzzer seldom or never provokes, each checked against its documented status, body and headers.
+@pytest.mark.django_db
+def test_it_answers_a_retracted_install_as_documented(in_test_transaction: None) -> None:
+    body = envelope(2)
+
+    assert answer_as_documented(RETRACT, {"install": body["install"]}) == 200
+    assert answer_as_documented(CONTRIBUTE, body) == 410
+
+
+@pytest.mark.django_db
+def test_it_answers_too_many_rows_as_documented(in_test_transaction: None) -> None:
+    with override_settings(INGEST_MAX_ROWS=1):
+        assert answer_as_documented(CONTRIBUTE, envelope(2)) == 413
+
+
+@pytest.mark.django_db
+def test_it_answers_a_throttled_client_as_documented(in_test_transaction: None) -> None:
+    with override_settings(INGEST_RATE_PER_ADDRESS="1/hour"):
+        assert answer_as_documented(PREVIEW, envelope(1)) == 200
+        assert answer_as_documented(PREVIEW, envelope(1)) == 429
+
+
+@pytest.mark.django_db
+def test_it_answers_an_atomic_request_with_a_bad_row_as_documented(in_test_transaction: None) -> None:
+    body = with_cell(envelope(2), 1, "model", "alice-macbook-pro.local")
+
+    assert answer_as_documented(CONTRIBUTE, body, query={"atomic": "0"}) == 202
+    assert answer_as_documented(CONTRIBUTE, body, query={"atomic": "1"}) == 400

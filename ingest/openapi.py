@@ -316,6 +316,8 @@ def components() -> dict[str, dict[str, Any]]:
     for schema in COLUMNS_BY_SCHEMA:
         found[f"Envelope{schema}"] = envelope_schema(schema)
         found.update(row_schemas(schema))
+    # Told apart by `schema` through each variant's one-value enum: an OpenAPI discriminator maps
+    # string values only, and `schema` is an integer.
     found["Envelope"] = {
         "description": (
             "The contribution envelope: exactly six keys, one variant per `schema` (1, 2 or 3), told apart by the "
@@ -336,12 +338,20 @@ ENVELOPE_BODY: Final = {"$ref": f"{SCHEMA_REF_PREFIX}Envelope"}
 RETRACT_BODY: Final = {"$ref": f"{SCHEMA_REF_PREFIX}RetractRequest"}
 
 
+CLOSED_ANSWERS: Final = ("ContractError", "ContributionAccepted", "Cycle", "Error", "Preview", "Retracted", "Stats")
+
+
 def add_contract_components(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
-    """drf-spectacular postprocessing hook: the request bodies' component schemas, built above.
+    """drf-spectacular postprocessing hook: the request bodies' component schemas, built above, and closed answers.
 
     A body given as a raw schema is marked optional by drf-spectacular; these bodies are required.
     """
-    result.setdefault("components", {}).setdefault("schemas", {}).update(components())
+    schemas = result.setdefault("components", {}).setdefault("schemas", {})
+    # The answers' bodies hold exactly their documented keys: a key more (an echoed value) is a fault.
+    for name in CLOSED_ANSWERS:
+        if name in schemas:
+            schemas[name]["additionalProperties"] = False
+    schemas.update(components())
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
             body = operation.get("requestBody") if isinstance(operation, dict) else None

@@ -14,6 +14,7 @@ from rest_framework.views import APIView
 from ingest.api import RETRY_AFTER
 from ingest.serializers import ErrorSerializer
 from leaderboard.selectors import EARLIEST_DAY, WindowBusy, latest_snapshot, scoped_document
+from scoring.shapes import VIEWS
 
 CACHE_CONTROL = "public, max-age=60"
 # A day, or empty for no bound; the range moves with the clock, so it is said in words.
@@ -22,6 +23,26 @@ DAY_PARAMETER = {
         {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
         {"type": "string", "enum": [""]},
     ]
+}
+# The pool document's outline: its meta and the six views, each with its groups (scoring/shapes.py).
+POOL_DOCUMENT = {
+    "type": "object",
+    "required": ["meta", "views"],
+    "properties": {
+        "meta": {"type": "object", "required": ["generated", "judged"]},
+        "views": {
+            "type": "object",
+            "required": list(VIEWS),
+            "properties": {
+                view: {
+                    "type": "object",
+                    "required": ["groups", "pool", "span"],
+                    "properties": {"groups": {"type": "array", "items": {"type": "object", "required": ["label"]}}},
+                }
+                for view in VIEWS
+            },
+        },
+    },
 }
 DAY_RANGE = f"YYYY-MM-DD from {EARLIEST_DAY.isoformat()} to tomorrow (UTC); since no later than until"
 
@@ -65,7 +86,7 @@ class PoolApi(APIView):
             RETRY_AFTER,
         ],
         responses={
-            200: OpenApiResponse(dict, description="The pool document: meta and the six views."),
+            200: OpenApiResponse(POOL_DOCUMENT, description="The pool document: meta and the six views."),
             304: OpenApiResponse(None, description="Not modified since the ETag sent in If-None-Match."),
             400: OpenApiResponse(ErrorSerializer, description="A parameter is not a day in range, or is unknown."),
             503: OpenApiResponse(

@@ -9,7 +9,7 @@ from typing import Any
 from django.conf import settings
 from django.http import HttpRequest, JsonResponse
 from django.utils import timezone
-from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from drf_spectacular.utils import OpenApiExample, OpenApiParameter, OpenApiRequest, OpenApiResponse, extend_schema
 from rest_framework import status
 from rest_framework.exceptions import ParseError
 from rest_framework.parsers import BaseParser
@@ -17,7 +17,8 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from ingest import serializers
+from ingest import openapi, serializers
+from ingest.columns import SCHEMA_3_COLUMNS
 from ingest.contract import MAX_ERRORS, ContractError, RowErrors, Validation, parse_install, validate_envelope
 from ingest.hooks import newest_snapshot_id
 from ingest.models import install_hash
@@ -29,9 +30,8 @@ from pragmatikos.errors import api_error
 MAX_ERRORS_LISTED = MAX_ERRORS
 RETRACTED_SENTENCE = "This install has retracted its contributions; nothing more is accepted from it."
 
-ERROR_RESPONSES = {
+BODY_ERROR_RESPONSES = {
     400: OpenApiResponse(serializers.ErrorSerializer, description="The body breaks the contract; nothing stored."),
-    410: OpenApiResponse(serializers.ErrorSerializer, description="The install has retracted."),
     411: OpenApiResponse(serializers.ErrorSerializer, description="The body was sent without a Content-Length."),
     413: OpenApiResponse(serializers.ErrorSerializer, description="Over 8 MB or over 20,000 rows."),
     415: OpenApiResponse(serializers.ErrorSerializer, description="The body is not sent as application/json."),
@@ -41,6 +41,43 @@ ERROR_RESPONSES = {
         description="The throttle's counters or the database are unreachable; see the Retry-After header.",
     ),
 }
+# Every 429 and 503 of the API says when to try again.
+RETRY_AFTER = OpenApiParameter(
+    "Retry-After",
+    int,
+    location=OpenApiParameter.HEADER,
+    response=[429, 503],
+    required=True,
+    description="Seconds to wait before sending again.",
+)
+ERROR_RESPONSES = {
+    **BODY_ERROR_RESPONSES,
+    410: OpenApiResponse(serializers.ErrorSerializer, description="The install has retracted."),
+}
+
+# A schema-3 row as the OpenCode plugin writes it: the example the API docs show and the fuzzer starts from.
+EXAMPLE_ROW = [
+    "9f86d081884c7d65", "2026-09-18", "claude-opus-4.7", "anthropic", 2,
+    "gpt-5.1", "openai", "claude-opus-4.7", "anthropic",
+    3, 41, 6, 1, 1, 0.8312, 1, 0.75, 1, 0, 4.2, 0,
+    "high", "high", "default", "opencode", "1.0.150",
+]  # fmt: skip
+ENVELOPE_REQUEST = OpenApiRequest(
+    openapi.ENVELOPE_BODY,
+    examples=[
+        OpenApiExample(
+            "schema 3",
+            value={
+                "schema": 3,
+                "extractor": "26.9.0",
+                "install": "3f2b8c1e-6a4d-4f0e-9b7a-2c5d8e1f4a6b",
+                "generated": "2026-09-19T00:00:00.000Z",
+                "cols": list(SCHEMA_3_COLUMNS),
+                "rows": [EXAMPLE_ROW],
+            },
+        )
+    ],
+)
 
 
 def _reject_constant(name: str) -> Any:
@@ -122,8 +159,7 @@ def _refuse_invalid(validation: Validation) -> Response:
 
 def _wants_atomic(request: Request) -> bool | None:
     """?atomic=1: any bad row refuses the whole request (cycle-record.md). None for a value that is neither."""
-    raw = request.query_params.get("atomic", "0").strip().lower()
-    return {"1": True, "true": True, "0": False, "false": False, "": False}.get(raw)
+    return {"1": True, "0": False}.get(request.query_params.get("atomic", "0"))
 
 
 ATOMIC_PARAMETER = OpenApiParameter(
@@ -157,8 +193,8 @@ class ContributeApi(APIView):
             "request (400); a row that breaks a column rule or a privacy check is skipped and reported in the 202 "
             "(`skipped`, `errors`), unless `atomic=1` asks for all or nothing."
         ),
-        parameters=[ATOMIC_PARAMETER],
-        request=serializers.EnvelopeSerializer,
+        parameters=[ATOMIC_PARAMETER, RETRY_AFTER],
+        request={"application/json": ENVELOPE_REQUEST},
         responses={202: serializers.ContributionAcceptedSerializer, **ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
@@ -209,8 +245,8 @@ class PreviewApi(APIView):
             "The same checks as a contribution; answers the rows as they would be stored and the rows that would be "
             "skipped. Writes nothing."
         ),
-        parameters=[ATOMIC_PARAMETER],
-        request=serializers.EnvelopeSerializer,
+        parameters=[ATOMIC_PARAMETER, RETRY_AFTER],
+        request={"application/json": ENVELOPE_REQUEST},
         responses={200: serializers.PreviewSerializer, **ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
@@ -245,8 +281,9 @@ class RetractApi(APIView):
         operation_id="contribute_retract",
         summary="Retract an install",
         description="Deletes every cycle of the install and refuses its later contributions (410). Idempotent.",
-        request=serializers.RetractRequestSerializer,
-        responses={200: serializers.RetractedSerializer, **ERROR_RESPONSES},
+        request={"application/json": openapi.RETRACT_BODY},
+        parameters=[RETRY_AFTER],
+        responses={200: serializers.RetractedSerializer, **BODY_ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
         refusal = _refuse_unreadable_body(request)
@@ -267,7 +304,8 @@ class StatsApi(APIView):
     @extend_schema(
         operation_id="stats",
         summary="Public pool counts",
-        responses={200: serializers.StatsSerializer},
+        parameters=[RETRY_AFTER],
+        responses={200: serializers.StatsSerializer, 503: BODY_ERROR_RESPONSES[503]},
     )
     def get(self, request: Request) -> Response:
         counts = pool_counts()

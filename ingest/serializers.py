@@ -1,7 +1,7 @@
 """Shapes of the API's bodies, for the OpenAPI schema only.
 
-The envelope itself is checked by ingest.contract (positional rows do not fit a serializer);
-these classes exist so /api/schema/ and /api/docs/ describe every request and answer.
+The request bodies are JSON Schema built from the contract itself (ingest.openapi: positional rows
+do not fit a serializer); these classes exist so /api/schema/ and /api/docs/ describe every answer.
 """
 
 from __future__ import annotations
@@ -10,23 +10,6 @@ from typing import Any
 
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
-
-from ingest.columns import SCHEMA_3_COLUMNS
-
-
-class EnvelopeSerializer(serializers.Serializer[Any]):
-    schema = serializers.ChoiceField(choices=[1, 2, 3], help_text="Contract schema: 1, 2 or 3.")
-    extractor = serializers.CharField(help_text="Client version, [0-9][0-9A-Za-z.+-]{0,31}.")
-    install = serializers.UUIDField(help_text="Random id of the installation; only a keyed hash of it is stored.")
-    generated = serializers.DateTimeField(help_text="UTC time the rows were extracted; at most 5 minutes ahead.")
-    cols = serializers.ListField(
-        child=serializers.CharField(),
-        help_text="Exactly the schema's column list; schema 3: " + " ".join(SCHEMA_3_COLUMNS),
-    )
-    rows = serializers.ListField(
-        child=serializers.ListField(child=serializers.JSONField()),
-        help_text="At most 20,000 rows, each exactly len(cols) JSON scalars in the order of cols.",
-    )
 
 
 class ContractErrorSerializer(serializers.Serializer[Any]):
@@ -103,10 +86,6 @@ PreviewSerializer = inline_serializer(
         "errors": ContractErrorSerializer(many=True, help_text="Why those rows would be left out (first 100)."),
     },
 )
-
-
-class RetractRequestSerializer(serializers.Serializer[Any]):
-    install = serializers.UUIDField()
 
 
 class RetractedSerializer(serializers.Serializer[Any]):

@@ -6,14 +6,45 @@ from typing import Any
 
 from django.http import HttpResponse
 from django.utils.http import quote_etag
-from drf_spectacular.utils import OpenApiParameter, extend_schema
+from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from ingest.api import RETRY_AFTER
+from ingest.serializers import ErrorSerializer
 from leaderboard.selectors import EARLIEST_DAY, WindowBusy, latest_snapshot, scoped_document
+from scoring.shapes import VIEWS
 
 CACHE_CONTROL = "public, max-age=60"
+# A day, or empty for no bound; the range moves with the clock, so it is said in words.
+DAY_PARAMETER = {
+    "anyOf": [
+        {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+        {"type": "string", "enum": [""]},
+    ]
+}
+# The pool document's outline: its meta and the six views, each with its groups (scoring/shapes.py).
+POOL_DOCUMENT = {
+    "type": "object",
+    "required": ["meta", "views"],
+    "properties": {
+        "meta": {"type": "object", "required": ["generated", "judged"]},
+        "views": {
+            "type": "object",
+            "required": list(VIEWS),
+            "properties": {
+                view: {
+                    "type": "object",
+                    "required": ["groups", "pool", "span"],
+                    "properties": {"groups": {"type": "array", "items": {"type": "object", "required": ["label"]}}},
+                }
+                for view in VIEWS
+            },
+        },
+    },
+}
+DAY_RANGE = f"YYYY-MM-DD from {EARLIEST_DAY.isoformat()} to tomorrow (UTC); since no later than until"
 
 
 class ScopeError(ValueError):
@@ -50,10 +81,18 @@ class PoolApi(APIView):
 
     @extend_schema(
         parameters=[
-            OpenApiParameter("since", str, description="first day in scope, YYYY-MM-DD (inclusive)"),
-            OpenApiParameter("until", str, description="last day in scope, YYYY-MM-DD (inclusive)"),
+            OpenApiParameter("since", DAY_PARAMETER, description=f"First day in scope (inclusive), {DAY_RANGE}."),
+            OpenApiParameter("until", DAY_PARAMETER, description=f"Last day in scope (inclusive), {DAY_RANGE}."),
+            RETRY_AFTER,
         ],
-        responses={200: dict, 304: None, 400: dict, 503: dict},
+        responses={
+            200: OpenApiResponse(POOL_DOCUMENT, description="The pool document: meta and the six views."),
+            304: OpenApiResponse(None, description="Not modified since the ETag sent in If-None-Match."),
+            400: OpenApiResponse(ErrorSerializer, description="A parameter is not a day in range, or is unknown."),
+            503: OpenApiResponse(
+                ErrorSerializer, description="Nothing published yet, or another window is being computed; Retry-After."
+            ),
+        },
     )
     def get(self, request: Request) -> Response | HttpResponse:
         try:

@@ -163,10 +163,16 @@ SPECTACULAR_SETTINGS = {
     "TITLE": "Pragmatikos API",
     "DESCRIPTION": "Contribute anonymized agent cycles and read the pooled planner → builder rankings.",
     "VERSION": "1",
+    # 3.1: JSON Schema 2020-12, so a positional row can give each column its own rule (prefixItems).
+    "OAS_VERSION": "3.1.0",
     "SERVE_INCLUDE_SCHEMA": False,
     # Redoc's script from our own static files: the docs page needs no CDN.
     "REDOC_DIST": "SIDECAR",
     "PREPROCESSING_HOOKS": ["pragmatikos.api_schema.canonical_paths"],
+    "POSTPROCESSING_HOOKS": [
+        "drf_spectacular.hooks.postprocess_schema_enums",
+        "ingest.openapi.add_contract_components",
+    ],
 }
 
 # Ingest limits (the contract's caps) and request rates per install and per client address.

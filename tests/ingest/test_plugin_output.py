@@ -109,8 +109,10 @@ def test_it_refuses_the_same_request_whole_when_asked_for_atomic(api: Api) -> No
     assert stored_counts() == (0, 0, 0)
 
 
-def test_it_refuses_an_atomic_value_that_is_neither_one_nor_zero(api: Api) -> None:
-    response = api.post(PLUGIN_PATH + "?atomic=yes-please", envelope(2))
+# Exactly the two values the OpenAPI schema lists: "true" or an empty value is refused, not read as a guess.
+@pytest.mark.parametrize("value", ["yes-please", "true", "", "%201", "TRUE"])
+def test_it_refuses_an_atomic_value_that_is_neither_one_nor_zero(api: Api, value: str) -> None:
+    response = api.post(f"{PLUGIN_PATH}?atomic={value}", envelope(2))
 
     assert response.status_code == 400
     assert response.json()["errors"][0]["col"] == "atomic"

@@ -17,6 +17,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.errors import api_error
 from ingest import openapi, serializers
 from ingest.columns import SCHEMA_3_COLUMNS
 from ingest.contract import MAX_ERRORS, ContractError, RowErrors, Validation, parse_install, validate_envelope
@@ -25,7 +26,6 @@ from ingest.models import install_hash
 from ingest.selectors import pool_counts
 from ingest.services import InstallRetractedError, contribute, preview, retract
 from ingest.throttles import AddressRateThrottle, InstallRateThrottle
-from pragmatikos.errors import api_error
 
 MAX_ERRORS_LISTED = MAX_ERRORS
 RETRACTED_SENTENCE = "This install has retracted its contributions; nothing more is accepted from it."

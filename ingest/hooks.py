@@ -15,10 +15,10 @@ log = logging.getLogger(__name__)
 # Sent after a commit that changed stored cycles: a contribution that inserted or updated rows, a retraction.
 cycles_changed = Signal()
 
-_newest_snapshot: Callable[[], str | None] = lambda: None  # noqa: E731 (replaced at start-up)
+_newest_snapshot: Callable[[], int | None] = lambda: None  # noqa: E731 (replaced at start-up)
 
 
-def provide_newest_snapshot(reader: Callable[[], str | None]) -> None:
+def provide_newest_snapshot(reader: Callable[[], int | None]) -> None:
     """Say who answers newest_snapshot_id(): the app that publishes rankings."""
     global _newest_snapshot
     _newest_snapshot = reader
@@ -26,7 +26,8 @@ def provide_newest_snapshot(reader: Callable[[], str | None]) -> None:
 
 def newest_snapshot_id() -> str | None:
     """The id of the newest published ranking, as the 202 body and the stats report it; None before any."""
-    return _newest_snapshot()
+    newest = _newest_snapshot()
+    return None if newest is None else str(newest)
 
 
 def announce_cycles_changed() -> None:

@@ -1,10 +1,7 @@
-import hashlib
-import hmac
-import uuid
-
-from django.conf import settings
 from django.db import connections, models, transaction
 from django.db.models import Exists, Max, Q
+
+from ingest.keys import install_hash  # noqa: F401  (re-exported: callers name it with the models)
 
 # The key of the PostgreSQL advisory lock that serializes handing out contributor numbers.
 NUMBERING_LOCK = 0x70726167  # "prag"
@@ -13,12 +10,6 @@ NUMBERING_LOCK = 0x70726167  # "prag"
 def install_lock_key(digest: str) -> int:
     """A PostgreSQL advisory lock key for one install: 60 bits of its keyed hash (a positive bigint)."""
     return int(digest[:15], 16)
-
-
-def install_hash(install: uuid.UUID) -> str:
-    """The keyed hash that stands for an install; the install itself is never stored."""
-    key = settings.INSTALL_HASH_KEY.encode()
-    return hmac.new(key, str(install).lower().encode(), hashlib.sha256).hexdigest()
 
 
 class ContributorQuerySet(models.QuerySet["Contributor"]):

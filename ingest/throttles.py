@@ -11,8 +11,6 @@ and over-admits under concurrency.
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import math
 import threading
 import time
@@ -29,10 +27,7 @@ from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
-
-def keyed_digest(purpose: str, value: str) -> str:
-    key = settings.INSTALL_HASH_KEY.encode()
-    return hmac.new(key, f"{purpose}:{value}".encode(), hashlib.sha256).hexdigest()
+from ingest.keys import keyed_digest
 
 
 def client_address(request: Request) -> str:

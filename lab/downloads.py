@@ -12,7 +12,7 @@ from lab import selectors
 from lab.models import LabSource
 from lab.services import SOURCE_NAME
 from lab.summary import Row, summary_rows
-from leaderboard.views import not_found_page, param
+from leaderboard.http import not_found_page, param
 
 RUN_FIELDS = (
     "source",

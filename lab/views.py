@@ -12,7 +12,8 @@ from django.views.decorators.http import require_safe
 from lab import charts, field, selectors
 from lab.models import LabSource
 from lab.summary import Row, summary_rows
-from leaderboard.views import cached_page, not_found_page, param, render_page
+from leaderboard.caching import cached_page
+from leaderboard.http import not_found_page, param, render_page
 
 VIEW_WORDS = {field.PAIRING_VIEW: "Pairings", field.MODEL_VIEW: "Models"}
 

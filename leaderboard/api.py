@@ -1,22 +1,21 @@
 """GET /api/v1/pool.json: the published rankings, or a day window computed on demand."""
 
-import datetime as dt
-import hashlib
-from typing import Any
-
 from django.http import HttpResponse
-from django.utils.http import quote_etag
+from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from ingest.api import RETRY_AFTER
+from ingest.contract import FIRST_DAY
 from ingest.serializers import ErrorSerializer
-from leaderboard.selectors import EARLIEST_DAY, WindowBusy, latest_snapshot, scoped_document
+from leaderboard.caching import etag_of, mark_cacheable, not_modified
+from leaderboard.selectors import latest_snapshot
+from leaderboard.services import WindowBusy, scoped_document
+from leaderboard.windows import WindowError, read_days
 from scoring.shapes import VIEWS
 
-CACHE_CONTROL = "public, max-age=60"
 # A day, or empty for no bound; the range moves with the clock, so it is said in words.
 DAY_PARAMETER = {
     "anyOf": [
@@ -44,36 +43,7 @@ POOL_DOCUMENT = {
         },
     },
 }
-DAY_RANGE = f"YYYY-MM-DD from {EARLIEST_DAY.isoformat()} to tomorrow (UTC); since no later than until"
-
-
-class ScopeError(ValueError):
-    pass
-
-
-def parse_day(name: str, raw: str | None, *, today: dt.date) -> dt.date | None:
-    if raw is None or raw == "":
-        return None
-    try:
-        day = dt.date.fromisoformat(raw)
-    except ValueError as exc:
-        raise ScopeError(f"{name} must be a date written YYYY-MM-DD.") from exc
-    if len(raw) != 10:
-        raise ScopeError(f"{name} must be a date written YYYY-MM-DD.")
-    if not EARLIEST_DAY <= day <= today + dt.timedelta(days=1):
-        raise ScopeError(f"{name} must lie between {EARLIEST_DAY} and tomorrow.")
-    return day
-
-
-def parse_scope(params: Any, *, today: dt.date) -> tuple[dt.date | None, dt.date | None]:
-    """The since/until window of a request; ScopeError names the parameter at fault."""
-    if set(params) - {"since", "until"}:
-        raise ScopeError("Unknown parameter: only since and until are accepted.")
-    since = parse_day("since", params.get("since"), today=today)
-    until = parse_day("until", params.get("until"), today=today)
-    if since is not None and until is not None and since > until:
-        raise ScopeError("since must not be after until.")
-    return since, until
+DAY_RANGE = f"YYYY-MM-DD from {FIRST_DAY.isoformat()} to tomorrow (UTC); since no later than until"
 
 
 class PoolApi(APIView):
@@ -96,20 +66,22 @@ class PoolApi(APIView):
     )
     def get(self, request: Request) -> Response | HttpResponse:
         try:
-            since, until = parse_scope(request.query_params, today=dt.datetime.now(dt.UTC).date())
-        except ScopeError as exc:
+            if set(request.query_params) - {"since", "until"}:
+                raise WindowError("Unknown parameter: only since and until are accepted.")
+            since, until = read_days(
+                request.query_params.get("since"), request.query_params.get("until"), today=timezone.now().date()
+            )
+        except WindowError as exc:
             return Response({"error": str(exc), "errors": []}, status=400)
         snapshot = latest_snapshot()
         if snapshot is None:
             response = Response({"error": "No ranking has been published yet.", "errors": []}, status=503)
             response["Retry-After"] = "60"
             return response
-        etag = quote_etag(hashlib.sha256(f"{snapshot.id}:{since}:{until}".encode()).hexdigest()[:32])
-        if etag in [t.strip() for t in request.headers.get("If-None-Match", "").split(",")]:
-            not_modified = HttpResponse(status=304)
-            not_modified["ETag"] = etag
-            not_modified["Cache-Control"] = CACHE_CONTROL
-            return not_modified
+        etag = etag_of(snapshot.id, since, until)
+        unchanged = not_modified(request._request, etag)
+        if unchanged is not None:
+            return unchanged
         try:
             document = scoped_document(since=since, until=until, snapshot=snapshot)
         except WindowBusy:
@@ -117,6 +89,5 @@ class PoolApi(APIView):
             busy["Retry-After"] = "5"
             return busy
         response = Response(document)
-        response["ETag"] = etag
-        response["Cache-Control"] = CACHE_CONTROL
+        mark_cacheable(response, etag)
         return response

@@ -12,7 +12,7 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard.pages import hue_colour
+from leaderboard.presenters import hue_colour
 
 
 def fmt(value: float | None, digits: int = 1) -> str:

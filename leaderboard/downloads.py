@@ -21,16 +21,10 @@ from django.utils import timezone
 from django.utils.http import http_date, parse_etags
 from django.views.decorators.http import require_safe
 
-from leaderboard import exports, pages
-from leaderboard.views import (
-    mark_cacheable,
-    not_found_page,
-    not_modified,
-    page_etag,
-    param,
-    published_snapshot,
-    render_page,
-)
+from core.times import iso_z
+from leaderboard import exports, presenters, words
+from leaderboard.caching import mark_cacheable, not_modified, page_etag, published_snapshot, serving_snapshot
+from leaderboard.http import not_found_page, param, render_page
 
 # How soon to ask again while the newest snapshot's export is being written.
 EXPORT_RETRY_SECONDS = 30
@@ -38,7 +32,7 @@ EXPORT_RETRY_SECONDS = 30
 
 def _stamp(response: HttpResponseBase, *, snapshot_id: int, kind: str, as_of: Any = None, suffix: str = "csv") -> None:
     as_of = (as_of or timezone.now()).replace(microsecond=0)
-    response["X-As-Of"] = as_of.isoformat().replace("+00:00", "Z")
+    response["X-As-Of"] = iso_z(as_of)
     response["X-Snapshot"] = str(snapshot_id)
     name = f"pragmatikos-{kind}-snapshot-{snapshot_id}-{as_of:%Y%m%dT%H%M%SZ}.{suffix}"
     response["Content-Disposition"] = f'attachment; filename="{name}"'
@@ -120,7 +114,7 @@ def _range_applies(request: HttpRequest, etag: str) -> bool:
 
 @require_safe
 def cycles_csv(request: HttpRequest) -> HttpResponseBase:
-    _, snapshot_id = pages.serving_snapshot()
+    _, snapshot_id = serving_snapshot()
     found = exports.opened_export(snapshot_id) if snapshot_id else None
     if found is None:
         return export_unavailable()
@@ -182,10 +176,10 @@ def ranking_columns() -> list[str]:
     columns = ["view", "status", "rank", "rank_worst", "label", "planner", "builder"]
     columns += ["score_adj", "ci_lo", "ci_hi", "score"]
     columns += ["judged", "shipped", "ship_judged", "contributors", "top_share", "flags", "imputed_tiers"]
-    columns += [f"tier_adj_{name.lower()}" for name in pages.TIERS]
-    columns += [f"tier_raw_{name.lower()}" for name in pages.TIERS]
+    columns += [f"tier_adj_{name.lower()}" for name in words.TIERS]
+    columns += [f"tier_raw_{name.lower()}" for name in words.TIERS]
     for prefix in ("raw", "adj", "evidence", "pool"):
-        columns += [f"{prefix}_{axis.key}" for axis in pages.AXES]
+        columns += [f"{prefix}_{axis.key}" for axis in words.AXES]
     columns += ["adjusted_odds_ratio", "adjusted_ci_lo", "adjusted_ci_hi", "adjusted_separable"]
     # The stability note: point rank by scoreAdj with each contributor left out in turn (best, worst).
     columns += ["loo_rank_best", "loo_rank_worst"]
@@ -194,43 +188,43 @@ def ranking_columns() -> list[str]:
 
 def ranking_rows(view: str, view_doc: dict[str, Any]) -> Iterator[list[Any]]:
     pool = view_doc.get("pool") or {}
-    pool_values = [pool.get(axis.key) for axis in pages.AXES]
+    pool_values = [pool.get(axis.key) for axis in words.AXES]
     for group in view_doc.get("groups", []):
-        lo, hi = pages.interval(group)
-        sides = pages.planner_and_builder(group) if view in pages.PAIRING_VIEWS else None
+        lo, hi = presenters.interval(group)
+        sides = presenters.planner_and_builder(group) if view in presenters.PAIRING_VIEWS else None
         adjusted = group.get("adjusted") or {}
         adjusted_ci = adjusted.get("ci") or [None, None]
-        places = pages.rank_places(group) or (None, None)
+        places = presenters.rank_places(group) or (None, None)
         row: list[Any] = [view, "ranked", *places, group.get("label"), *(sides or ("", ""))]
         row += [group.get("scoreAdj"), lo, hi, group.get("score")]
         row += [group.get("hjudged"), group.get("hshipped"), group.get("hshipJudged"), group.get("contributors")]
         row += [group.get("top_share"), ";".join(group.get("flags", [])), ";".join(group.get("imputed", []))]
-        row += [(group.get("tiersAdj") or {}).get(name) for name in pages.TIERS]
-        row += [(group.get("tiers") or {}).get(name) for name in pages.TIERS]
+        row += [(group.get("tiersAdj") or {}).get(name) for name in words.TIERS]
+        row += [(group.get("tiers") or {}).get(name) for name in words.TIERS]
         for part in ("raw", "adj", "ev"):
-            row += [(group.get(part) or {}).get(axis.key) for axis in pages.AXES]
+            row += [(group.get(part) or {}).get(axis.key) for axis in words.AXES]
         row += pool_values
         row += [adjusted.get("odds_ratio"), *adjusted_ci[:2], adjusted.get("separable")] if adjusted else [None] * 4
-        row += list(pages.rank_range(group) or (None, None))
+        row += list(presenters.rank_range(group) or (None, None))
         yield row
-    blank_axes = [None] * len(pages.AXES)
+    blank_axes = [None] * len(words.AXES)
     for item in view_doc.get("provisional", []):
         label = str(item.get("label", ""))
-        sides = pages.planner_and_builder({"label": label}) if view in pages.PAIRING_VIEWS else None
+        sides = presenters.planner_and_builder({"label": label}) if view in presenters.PAIRING_VIEWS else None
         row = [view, "provisional", None, None, label, *(sides or ("", "")), None, None, None, None]
         row += [item.get("hjudged"), None, None, None, None, "", ""]
-        row += [None] * (2 * len(pages.TIERS))
-        row += [(item.get("raw") or {}).get(axis.key) for axis in pages.AXES]
+        row += [None] * (2 * len(words.TIERS))
+        row += [(item.get("raw") or {}).get(axis.key) for axis in words.AXES]
         row += blank_axes + blank_axes + pool_values + [None] * 6
         yield row
 
 
 @require_safe
 def rankings_csv(request: HttpRequest) -> HttpResponse:
-    view = param(request, "view", pages.DEFAULT_VIEW)
-    if view not in pages.VIEWS:
+    view = param(request, "view", words.DEFAULT_VIEW)
+    if view not in words.VIEW_TITLES:
         return not_found_page("There is no such view.")
-    _, snapshot_id = pages.serving_snapshot()
+    _, snapshot_id = serving_snapshot()
     if snapshot_id == 0:
         return not_found_page("Nothing is ranked yet.")
     etag = page_etag(request, snapshot_id, "rankings.csv", view)

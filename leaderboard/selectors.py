@@ -1,23 +1,22 @@
-"""Reads of the leaderboard: the published snapshot, the scoring input, scoped rankings."""
+"""Reads of the leaderboard: the published snapshots, their history and samples, the scoring input."""
 
 import contextlib
 import datetime as dt
 import hashlib
 import io
-import threading
 from typing import Any
 
 import numpy as np
 import pandas as pd
 from django.conf import settings
 from django.db import connection
+from django.db.models.fields.json import KeyTransform
 
+from core.times import iso_z
 from ingest.selectors import pool_cycles
-from leaderboard import soft_cache
 from leaderboard.labels import is_known_model
-from leaderboard.models import Snapshot
-from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
-from scoring.enrich import enrich_document
+from leaderboard.models import GroupScore, Snapshot
+from scoring import CYCLE_COLUMNS, ScoringConfig
 from scoring.public_labels import fold_unshown_names
 
 # The scoring input: exactly the columns the scorer reads, in the order the one query selects them.
@@ -39,13 +38,6 @@ _TEXT_COLUMNS = frozenset(
     }
 )
 _FLOAT_COLUMNS = frozenset({"cost_usd", "active_hours", "step_seconds_median"})
-# The contract accepts no day before this one (cycle-record.md, `day`).
-EARLIEST_DAY = dt.date(2024, 1, 1)
-SCOPED_CACHE_SECONDS = 3600
-SCOPED_LOCK_KEY = "scoped:computing"
-SCOPED_LOCK_SECONDS = 300
-# Stands in for SCOPED_LOCK_KEY while the cache is unreachable.
-_window_lock = threading.Lock()
 
 
 def scoring_config() -> ScoringConfig:
@@ -58,14 +50,45 @@ def scoring_config() -> ScoringConfig:
     return ScoringConfig(resamples=settings.SCORING_RESAMPLES, seed=settings.SCORING_SEED)
 
 
+def configured_method() -> dict[str, Any]:
+    """The method's numbers as the next recompute will use them, named as a document's meta names them."""
+    config = scoring_config()
+    return {"minJudged": config.min_judged, "evidenceK": config.evidence_k, "resamples": config.resamples}
+
+
 def latest_snapshot() -> Snapshot | None:
     return Snapshot.objects.published().first()
 
 
-def newest_snapshot_id() -> str | None:
-    """The newest published snapshot's id as text (the 202 body and the stats say it), None before any."""
-    newest = Snapshot.objects.published().values_list("id", flat=True).first()
-    return None if newest is None else str(newest)
+def newest_snapshot_id() -> int | None:
+    """The newest published snapshot's id, None before any."""
+    newest: int | None = Snapshot.objects.published().values_list("id", flat=True).first()
+    return newest
+
+
+HistoryRow = tuple[int, dt.datetime, float, float | None, float | None]
+
+
+def score_history(view: str, label: str, *, points: int) -> list[HistoryRow]:
+    """A group's scoreAdj and interval in its last `points` snapshots, oldest first."""
+    rows = (
+        GroupScore.objects.filter(view=view, label=label)
+        .order_by("-snapshot_id")
+        .values_list("snapshot_id", "snapshot__created_at", "score_adj", "ci_lo", "ci_hi")[:points]
+    )
+    return list(reversed(rows))
+
+
+def stored_samples(snapshot_id: int, view: str, label_a: str, label_b: str) -> tuple[object, object]:
+    """Two groups' stored bootstrap samples: one query that reads only those two lists of the snapshot."""
+    in_view = KeyTransform(view, "samples")
+    found = (
+        Snapshot.objects.filter(id=snapshot_id)
+        .annotate(samples_a=KeyTransform(label_a, in_view), samples_b=KeyTransform(label_b, in_view))
+        .values_list("samples_a", "samples_b")
+        .first()
+    )
+    return found if found is not None else (None, None)
 
 
 def _cycles_sql(*, since: dt.date | None, until: dt.date | None) -> tuple[str, tuple[Any, ...]]:
@@ -141,66 +164,7 @@ def snapshot_document(snapshot: Snapshot) -> dict[str, Any]:
     document = dict(snapshot.document)
     meta = dict(document.get("meta", {}))
     meta["snapshot"] = str(snapshot.id)
-    meta["generated"] = snapshot.created_at.isoformat().replace("+00:00", "Z")
+    meta["generated"] = iso_z(snapshot.created_at)
     meta["demo"] = snapshot.is_demo
     document["meta"] = meta
-    return document
-
-
-class WindowBusy(Exception):
-    """Another request is computing a day window; come back in a few seconds."""
-
-
-def preset_window(days: int, *, today: dt.date) -> tuple[dt.date, dt.date]:
-    """The last `days` days up to today: the 90- and 30-day windows the pages offer."""
-    return today - dt.timedelta(days=days - 1), today
-
-
-def scoped_document(
-    *, since: dt.date | None, until: dt.date | None, snapshot: Snapshot | None = None
-) -> dict[str, Any] | None:
-    """Rankings for a day window, computed on demand and cached per snapshot.
-
-    None when nothing has been published yet. The all-time window is the snapshot itself.
-    Raises WindowBusy while another window is being computed.
-    """
-    snapshot = snapshot or latest_snapshot()
-    if snapshot is None:
-        return None
-    if since is None and until is None:
-        return snapshot_document(snapshot)
-    key = f"scoped:{snapshot.id}:{since}:{until}"
-    document: dict[str, Any] | None = soft_cache.get(key)
-    if document is not None:
-        return document
-    # One window at a time across every web worker: a burst of new windows cannot tie up
-    # all of them, and the same window asked for twice at once is computed once.
-    locked = soft_cache.add(SCOPED_LOCK_KEY, key, SCOPED_LOCK_SECONDS)
-    if locked is None:
-        # The cache is unreachable: one window at a time in this process instead.
-        if not _window_lock.acquire(blocking=False):
-            raise WindowBusy
-    elif not locked:
-        raise WindowBusy
-    try:
-        frame = cycles_frame(since=since, until=until)
-        config = scoring_config()
-        document = compute_document(
-            frame,
-            config,
-            since=since,
-            until=until,
-            generated=snapshot.created_at.isoformat().replace("+00:00", "Z"),
-        )
-        enrich_document(document, frame, config, since=since, until=until)
-        meta = dict(document.get("meta", {}))
-        meta["snapshot"] = str(snapshot.id)
-        meta["demo"] = snapshot.is_demo
-        document["meta"] = meta
-        soft_cache.set(key, document, SCOPED_CACHE_SECONDS)
-    finally:
-        if locked is None:
-            _window_lock.release()
-        else:
-            soft_cache.delete(SCOPED_LOCK_KEY)
     return document

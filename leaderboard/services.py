@@ -1,35 +1,42 @@
 """Writes of the leaderboard: recomputing and publishing ranking snapshots."""
 
+import datetime as dt
 import logging
+import threading
 import time
-from typing import Any
+from typing import Any, cast
 
 from django.db import transaction
 from django.utils import timezone
 
+from core.times import iso_z
 from ingest.models import Contributor
-from leaderboard import exports, soft_cache
+from leaderboard import caching, exports, soft_cache
 from leaderboard.coordination import coordinator, exclusive
 from leaderboard.models import GroupScore, Snapshot
+from leaderboard.presenters import ScoreDifference, number, read_score_difference
 from leaderboard.selectors import (
-    WindowBusy,
     cycles_fingerprint,
     cycles_frame,
     latest_snapshot,
-    preset_window,
-    scoped_document,
     scoring_config,
+    snapshot_document,
+    stored_samples,
 )
-from scoring.compare_samples import Samples, document_and_samples
+from leaderboard.windows import PRESET_DAYS, preset_window
+from scoring import GroupNotRanked, compare_groups, compute_document
+from scoring.compare_samples import Samples, compare_from_samples, document_and_samples
 from scoring.document import prepare
 from scoring.enrich import enrich_document
+from scoring.shapes import ViewName
 
 log = logging.getLogger(__name__)
 
-# Pages cache under this generation; bumping it after each publish retires every old entry.
-GENERATION_KEY = "leaderboard:generation"
-# The day windows the pages offer besides all time.
-PRESET_WINDOW_DAYS = (90, 30)
+SCOPED_CACHE_SECONDS = 3600
+SCOPED_LOCK_KEY = "scoped:computing"
+SCOPED_LOCK_SECONDS = 300
+# Stands in for SCOPED_LOCK_KEY while the cache is unreachable.
+_window_lock = threading.Lock()
 
 
 def recompute_after_new_cycles(**signal: Any) -> None:
@@ -88,7 +95,7 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
     now = timezone.now()
     # Prepared once (sorted, labelled, judged) for both the scores and the enrichment.
     prepared = prepare(frame, config, None, None)
-    generated = now.isoformat().replace("+00:00", "Z")
+    generated = iso_z(now)
     document, samples = document_and_samples(frame, config, generated=generated, prepared=prepared)
     enrich_document(
         document, frame, config, prepared=prepared
@@ -136,7 +143,7 @@ def _publish(
                 for group in body.get("groups", [])
             ]
         )
-        transaction.on_commit(bump_generation)
+        transaction.on_commit(caching.snapshot_published)
         transaction.on_commit(lambda: _queue_cycles_export(snapshot.id))
         transaction.on_commit(lambda: _queue_window_warming(snapshot.id))
     return snapshot
@@ -167,7 +174,7 @@ def warm_windows(*, snapshot_id: int) -> None:
     if snapshot is None or snapshot.id != snapshot_id:
         return  # a newer snapshot has its own warming queued
     today = timezone.now().date()
-    for days in PRESET_WINDOW_DAYS:
+    for days in PRESET_DAYS:
         since, until = preset_window(days, today=today)
         try:
             scoped_document(since=since, until=until, snapshot=snapshot)
@@ -175,19 +182,96 @@ def warm_windows(*, snapshot_id: int) -> None:
             log.info("warming: a %d-day window waits for a visitor; another window is computing", days)
 
 
-def bump_generation() -> None:
-    # Unreachable cache: nothing to retire, and pages read the newest snapshot from the database.
+# ---------------------------------------------------------------- day windows, computed on demand
+
+
+class WindowBusy(Exception):
+    """Another request is computing a day window; come back in a few seconds."""
+
+
+def scoped_document(
+    *, since: dt.date | None, until: dt.date | None, snapshot: Snapshot | None = None
+) -> dict[str, Any] | None:
+    """Rankings for a day window, computed on demand and cached per snapshot.
+
+    None when nothing has been published yet. The all-time window is the snapshot itself.
+    Raises WindowBusy while another window is being computed.
+    """
+    snapshot = snapshot or latest_snapshot()
+    if snapshot is None:
+        return None
+    if since is None and until is None:
+        return snapshot_document(snapshot)
+    key = f"scoped:{snapshot.id}:{since}:{until}"
+    document: dict[str, Any] | None = soft_cache.get(key)
+    if document is not None:
+        return document
+    # One window at a time across every web worker: a burst of new windows cannot tie up
+    # all of them, and the same window asked for twice at once is computed once.
+    locked = soft_cache.add(SCOPED_LOCK_KEY, key, SCOPED_LOCK_SECONDS)
+    if locked is None:
+        # The cache is unreachable: one window at a time in this process instead.
+        if not _window_lock.acquire(blocking=False):
+            raise WindowBusy
+    elif not locked:
+        raise WindowBusy
     try:
-        soft_cache.incr(GENERATION_KEY)
-    except ValueError:
-        soft_cache.set(GENERATION_KEY, 1, None)
+        frame = cycles_frame(since=since, until=until)
+        config = scoring_config()
+        document = compute_document(frame, config, since=since, until=until, generated=iso_z(snapshot.created_at))
+        enrich_document(document, frame, config, since=since, until=until)
+        meta = dict(document.get("meta", {}))
+        meta["snapshot"] = str(snapshot.id)
+        meta["demo"] = snapshot.is_demo
+        document["meta"] = meta
+        soft_cache.set(key, document, SCOPED_CACHE_SECONDS)
+    finally:
+        if locked is None:
+            _window_lock.release()
+        else:
+            soft_cache.delete(SCOPED_LOCK_KEY)
+    return document
 
 
-def cache_generation() -> int:
-    """The current generation; 0 while the cache is unreachable (a key no entry was stored under)."""
-    generation = soft_cache.get(GENERATION_KEY)
-    if generation is None:
-        if soft_cache.add(GENERATION_KEY, 1, None) is None:
-            return 0
-        generation = soft_cache.get(GENERATION_KEY)
-    return int(generation or 0)
+# ---------------------------------------------------------------- comparing two published groups
+
+
+def score_difference(
+    snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any]
+) -> ScoreDifference | None:
+    """scoreAdj(A) - scoreAdj(B) with its cluster bootstrap-t interval, from the samples the recompute stored.
+
+    Every group of a view is scored on the same resamples, so these are compare_groups' own numbers. A snapshot
+    whose samples a newer one has retired (published between the page's look and this query) falls back to the
+    engine, on the cycles of the newest pool.
+    """
+    samples_a, samples_b = stored_samples(snapshot_id, view, str(group_a["label"]), str(group_b["label"]))
+    score_a, score_b = number(group_a.get("scoreAdj")), number(group_b.get("scoreAdj"))
+    stored = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
+    # K of each side: the interval of the difference counts the smaller side's contributors (spec B1).
+    k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
+    counted = isinstance(k_a, int) and isinstance(k_b, int)
+    if stored and counted and score_a is not None and score_b is not None:
+        return read_score_difference(
+            compare_from_samples(
+                score_a=score_a,
+                score_b=score_b,
+                samples_a=samples_a,  # type: ignore[arg-type]  # checked to be lists above
+                samples_b=samples_b,  # type: ignore[arg-type]
+                contributors_a=int(k_a),  # type: ignore[arg-type]  # checked to be ints above
+                contributors_b=int(k_b),  # type: ignore[arg-type]
+            )
+        )
+    try:
+        result = compare_groups(
+            cycles_frame(),
+            scoring_config(),
+            view=cast(ViewName, view),  # a view of the published document
+            label_a=str(group_a["label"]),
+            label_b=str(group_b["label"]),
+        )
+    except GroupNotRanked:
+        # The stored cycles changed since the snapshot (a retraction): say so rather than fail.
+        log.info("compare: %s or %s is no longer ranked in %s", group_a["label"], group_b["label"], view)
+        return None
+    return read_score_difference(result)

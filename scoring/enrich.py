@@ -41,7 +41,7 @@ IntArray = npt.NDArray[np.int64]
 # B3 is fitted for these pairing views (issue 5); modelEffortCombo splits pairings by effort too finely for it.
 ADJUSTED_VIEWS: tuple[str, ...] = ("modelCombo", "famCombo")
 # A flag older documents carried on most rows; the range is now a note the pages show where it reaches outside
-# the interval's rank range (leaderboard.pages.stability_note), so enrichment removes it.
+# the interval's rank range (leaderboard.presenters.stability_note), so enrichment removes it.
 RETIRED_FLAG = "unstable-rank"
 # Leave-one-out runs x ranked groups finished at once; a few float arrays of ten times this size are alive.
 STABILITY_CHUNK_CELLS = 400_000

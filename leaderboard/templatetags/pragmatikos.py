@@ -7,7 +7,8 @@ from django import template
 from django.urls import reverse
 from django.utils.html import format_html
 
-from leaderboard.pages import Axis, number
+from leaderboard.presenters import number
+from leaderboard.words import ShownAxis
 
 register = template.Library()
 
@@ -42,7 +43,7 @@ def percent_of_one(value: object) -> str:
 
 
 @register.filter
-def axis_value(value: object, axis: Axis) -> str:
+def axis_value(value: object, axis: ShownAxis) -> str:
     as_number = number(value)
     if as_number is None:
         return "n/a"

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import demo, views
+from leaderboard import caching, demo
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
@@ -37,7 +37,7 @@ pytestmark = [
 @pytest.fixture
 def site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
     # The pool is stored before the browser starts: Playwright's loop must not share a thread with the ORM.
-    views.forget_local_pages()
+    caching.forget_local_pages()
     demo.load_demo(count=1500)
     return str(live_server.url)
 

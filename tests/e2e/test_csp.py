@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from leaderboard import demo, views
+from leaderboard import caching, demo
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
@@ -29,7 +29,7 @@ document.addEventListener('securitypolicyviolation', (e) => {
 
 @pytest.fixture
 def site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
-    views.forget_local_pages()
+    caching.forget_local_pages()
     demo.load_demo(count=600)
     return str(live_server.url)
 

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 import pytest
 from django.core.management import call_command
 
-from leaderboard import demo, views
+from leaderboard import caching, demo
 from tests.e2e.test_browser import CHROMIUM, DESKTOP, PHONE, SCREENSHOTS, browser, overflowing
 from tests.lab.conftest import AKITA
 
@@ -25,7 +25,7 @@ PAIRING = "claude-opus-4.8 → claude-opus-4.8"
 @pytest.fixture
 def lab_site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
     # Stored before the browser starts: Playwright's loop must not share a thread with the ORM.
-    views.forget_local_pages()
+    caching.forget_local_pages()
     demo.load_demo(count=1500)
     call_command("import_lab", str(AKITA), "--format", "akita", stdout=StringIO())
     return str(live_server.url)

@@ -14,7 +14,7 @@ from django.utils import timezone
 
 from ingest.models import Contributor, Retraction, install_hash
 from ingest.services import contribute, retract
-from leaderboard import exports, pages, services
+from leaderboard import caching, exports, services
 from tests.ingest.conftest import Api
 from tests.ingest.envelopes import cycle_facts, envelope
 from tests.ingest.test_services import run_together, validated
@@ -29,8 +29,8 @@ def exported_pseudonyms(client: Client) -> list[str]:
     snapshot = services.recompute_snapshot(force=True)
     assert snapshot is not None
     assert exports.write_cycles_export(snapshot_id=snapshot.id) is not None
-    services.bump_generation()  # what the publish's commit hooks do, so the download serves it
-    pages.forget_serving()
+    caching.bump_generation()  # what the publish's commit hooks do, so the download serves it
+    caching.forget_local_pages()
     response: Any = client.get("/data/cycles.csv")
     assert response.status_code == 200
     assert response["X-Snapshot"] == str(snapshot.id)

@@ -9,6 +9,7 @@ import pytest
 
 from lab import importers
 from lab.services import import_source
+from leaderboard import caching
 
 DATA = Path(__file__).resolve().parents[2] / "lab" / "data"
 AKITA = DATA / "akita"
@@ -57,11 +58,10 @@ def shipped(db: None) -> None:
 @pytest.fixture(autouse=True)
 def _cold_process_memo() -> Any:
     """Each test starts without the process's held snapshot and page copies."""
-    from leaderboard import views
 
-    views.forget_local_pages()
+    caching.forget_local_pages()
     yield
-    views.forget_local_pages()
+    caching.forget_local_pages()
 
 
 @pytest.fixture

@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from leaderboard import demo, views
+from leaderboard import caching, demo
 from leaderboard.models import Snapshot
 
 # Smaller than the make-run demo so each test recomputes in well under a second.
@@ -14,9 +14,9 @@ TEST_CYCLES = 1500
 @pytest.fixture(autouse=True)
 def _cold_process_memo() -> Iterator[None]:
     """Each test starts without the process's held snapshot, so query counts are the cold ones."""
-    views.forget_local_pages()
+    caching.forget_local_pages()
     yield
-    views.forget_local_pages()
+    caching.forget_local_pages()
 
 
 @pytest.fixture

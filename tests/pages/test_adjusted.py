@@ -7,7 +7,7 @@ from typing import Any
 from django.conf import settings
 from django.test import Client
 
-from leaderboard import pages
+from leaderboard import presenters, words
 from leaderboard.models import Snapshot
 
 
@@ -32,8 +32,8 @@ def test_it_shows_the_engines_adjusted_odds_beside_the_raw_ship_rate(demo_snapsh
     for group in separable:
         adjusted = group["adjusted"]
         lo, hi = adjusted["ci"]
-        words = f"{pages.ADJUSTED_ODDS_WORDS} ×{adjusted['odds_ratio']:.2f} [{lo:.2f}–{hi:.2f}]"
-        assert words in html, group["label"]
+        expected = f"{words.ADJUSTED_ODDS_WORDS} ×{adjusted['odds_ratio']:.2f} [{lo:.2f}–{hi:.2f}]"
+        assert expected in html, group["label"]
         assert lo <= adjusted["odds_ratio"] <= hi
     share = view_doc["meta"]["contributor_variance_share"]
     assert f"{share * 100:.0f}% belongs to the contributors" in html
@@ -63,7 +63,7 @@ def test_it_says_which_estimate_is_which_and_where_none_is_possible(demo_snapsho
     assert "35% belongs to the contributors" in first
     second = page(client, "/pairing/", view="modelCombo", label=groups[1]["label"])
     assert "not separable: every cycle from one contributor" in second
-    assert pages.ADJUSTED_ODDS_WORDS not in second
+    assert words.ADJUSTED_ODDS_WORDS not in second
     third = page(client, "/pairing/", view="modelCombo", label=groups[2]["label"])
     assert "no adjusted odds for this group" in third
 
@@ -77,7 +77,7 @@ def test_it_says_adjustment_unavailable_when_the_fit_did_not_run(demo_snapshot: 
 
     html = page(client, "/", view="famCombo")
     assert html.count("adjustment unavailable") >= len(view_doc["groups"])
-    assert pages.ADJUSTED_ODDS_WORDS not in html
+    assert words.ADJUSTED_ODDS_WORDS not in html
     assert "Contributor adjustment unavailable for this view (the fit did not converge)" in html
     label = view_doc["groups"][0]["label"]
     detail = page(client, "/pairing/", view="famCombo", label=label)
@@ -88,7 +88,7 @@ def test_it_says_adjustment_unavailable_when_the_fit_did_not_run(demo_snapshot: 
 def test_it_shows_no_adjusted_words_on_views_without_the_fit(demo_snapshot: Snapshot, client: Client) -> None:
     assert "adjustment" not in demo_snapshot.views["model"]["meta"]
     html = page(client, "/", view="model")
-    assert "(raw)" not in html and pages.ADJUSTED_ODDS_WORDS not in html and "belongs to the contributors" not in html
+    assert "(raw)" not in html and words.ADJUSTED_ODDS_WORDS not in html and "belongs to the contributors" not in html
 
 
 def test_it_notes_the_leave_one_out_range_only_where_it_leaves_the_rank_range(
@@ -114,7 +114,7 @@ def test_it_notes_the_leave_one_out_range_only_where_it_leaves_the_rank_range(
 def test_it_explains_the_adjustment_on_the_methodology_page(demo_snapshot: Snapshot, client: Client) -> None:
     html = page(client, "/methodology/")
     section = html.split('<h2 id="adjustment">', 1)[1].split("<h2>", 1)[0]
-    for words in (
+    for phrase in (
         "mixed logistic model",
         "BinomialBayesMixedGLM",
         "Laplace approximation",
@@ -127,29 +127,29 @@ def test_it_explains_the_adjustment_on_the_methodology_page(demo_snapshot: Snaps
         "average ranked pairing",
         "for the same contributor",
     ):
-        assert words in section, words
+        assert phrase in section, phrase
 
 
 def test_it_explains_intervals_and_shows_the_measured_coverage(demo_snapshot: Snapshot, client: Client) -> None:
     html = page(client, "/methodology/")
     section = html.split('<h2 id="intervals">', 1)[1].split('<h2 id="adjustment">', 1)[0]
-    for words in (
+    for phrase in (
         "Cycles from one contributor are not independent draws",
         "form one <strong>cell</strong>",
         "t<sub>0.975, K−1</sub>",
         "one contributor</strong> gets no interval",
-        pages.RANK_RANGE_WORDS,
+        words.RANK_RANGE_WORDS,
         "leave each contributor out in turn",
         "stability note, not a confidence statement",
     ):
-        assert words in section, words
+        assert phrase in section, phrase
     # The multipliers come from the engine's own constants.
-    constants = pages.interval_constants()
+    constants = presenters.interval_constants()
     assert constants["resamples"] == settings.SCORING_RESAMPLES
     for _, factor in constants["multipliers"]:
         assert f"<td>{factor:.2f}</td>" in section
     # The coverage figures come from the committed output of bench/coverage.py, not from the template.
-    figures = pages.coverage_figures()
+    figures = presenters.coverage_figures()
     assert figures is not None and figures["rows"]
     for row in figures["rows"]:
         assert f"<td>{row['score_coverage'] * 100:.1f}%</td>" in section
@@ -157,6 +157,6 @@ def test_it_explains_intervals_and_shows_the_measured_coverage(demo_snapshot: Sn
 
 
 def test_it_reads_no_coverage_from_a_missing_or_broken_file(tmp_path: Path) -> None:
-    assert pages.coverage_figures(tmp_path / "missing.json") is None
+    assert presenters.coverage_figures(tmp_path / "missing.json") is None
     (tmp_path / "broken.json").write_text("{not json")
-    assert pages.coverage_figures(tmp_path / "broken.json") is None
+    assert presenters.coverage_figures(tmp_path / "broken.json") is None

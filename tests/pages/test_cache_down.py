@@ -18,7 +18,7 @@ from django.test import Client
 from django.utils import timezone
 
 from bench.scratch import free_port
-from leaderboard import exports, selectors, soft_cache, views
+from leaderboard import caching, exports, services, soft_cache
 from leaderboard.models import Snapshot
 from tests.ingest.envelopes import envelope
 from tests.pages.conftest import ranked_labels
@@ -38,11 +38,11 @@ def redis_cache(port: int) -> dict[str, Any]:
 def unreachable_cache(settings: Any) -> Iterator[None]:
     """The cache points at a loopback port that nothing listens on."""
     settings.CACHES = redis_cache(free_port())
-    views.forget_local_pages()
+    caching.forget_local_pages()
     soft_cache.reset()
     yield
     soft_cache.reset()
-    views.forget_local_pages()
+    caching.forget_local_pages()
 
 
 def page_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
@@ -94,7 +94,7 @@ def test_it_logs_one_warning_for_a_burst_of_requests_without_the_cache(
 ) -> None:
     with caplog.at_level(logging.WARNING, logger="leaderboard.soft_cache"):
         for _ in range(3):
-            views.forget_local_pages()
+            caching.forget_local_pages()
             assert client.get("/").status_code == 200
     warnings = [record for record in caplog.records if record.name == "leaderboard.soft_cache"]
     assert len(warnings) == 1
@@ -105,12 +105,12 @@ def test_it_answers_503_for_a_second_window_while_one_computes_in_this_process(
     demo_snapshot: Snapshot, unreachable_cache: None, client: Client
 ) -> None:
     # Without the cache's lock, this process's own lock stands for "a window is computing".
-    assert selectors._window_lock.acquire(blocking=False)
+    assert services._window_lock.acquire(blocking=False)
     try:
         page = client.get("/", {"window": "30"})
         api = client.get("/api/v1/pool.json", {"since": "2026-01-01"})
     finally:
-        selectors._window_lock.release()
+        services._window_lock.release()
     assert page.status_code == 503 and int(page["Retry-After"]) > 0
     assert api.status_code == 503 and int(api["Retry-After"]) > 0
     assert client.get("/", {"window": "30"}).status_code == 200
@@ -148,14 +148,14 @@ def own_redis(settings: Any) -> Iterator[subprocess.Popen[bytes]]:
                 raise
             time.sleep(0.05)
     settings.CACHES = redis_cache(port)
-    views.forget_local_pages()
+    caching.forget_local_pages()
     soft_cache.reset()
     yield server
     if server.poll() is None:
         server.terminate()
         server.wait(timeout=10)
     soft_cache.reset()
-    views.forget_local_pages()
+    caching.forget_local_pages()
 
 
 def test_it_keeps_serving_when_its_redis_stops(
@@ -169,7 +169,7 @@ def test_it_keeps_serving_when_its_redis_stops(
 
     own_redis.terminate()
     own_redis.wait(timeout=10)
-    views.forget_local_pages()  # nothing of the page left in this process: it must be built anew
+    caching.forget_local_pages()  # nothing of the page left in this process: it must be built anew
 
     after = [client.get(path, params) for path, params in paths]
     assert [response.status_code for response in after] == [200, 200]

@@ -1,7 +1,7 @@
 import datetime as dt
 import re
 
-from leaderboard import charts, pages
+from leaderboard import charts, presenters
 
 HOSTILE = '<script>alert("x")</script> & co'
 
@@ -24,7 +24,7 @@ def test_it_places_the_bar_within_its_domain() -> None:
     assert band is not None
     # 40..60 on a 30..70 scale 160 wide: from 40 to 120.
     assert (float(band.group(1)), float(band.group(2))) == (40.0, 80.0)
-    assert pages.hue_colour(200) in svg
+    assert presenters.hue_colour(200) in svg
 
 
 def test_it_draws_one_point_per_snapshot_with_its_dates_in_words() -> None:

@@ -11,7 +11,7 @@ from django.test import Client, RequestFactory
 from django.utils import timezone
 
 from ingest.models import Contributor, Cycle
-from leaderboard import downloads, exports, pages, services, tasks
+from leaderboard import caching, downloads, exports, presenters, services, tasks, words
 from leaderboard.downloads import Unsatisfiable, requested_range
 from leaderboard.models import Snapshot
 from tests.factories import make_contributor, make_cycles
@@ -38,8 +38,8 @@ def publish() -> Snapshot:
     """A recompute publishing a new snapshot, and the pages seeing it (as its commit hooks make them)."""
     snapshot = services.recompute_snapshot()
     assert snapshot is not None
-    services.bump_generation()
-    pages.forget_serving()
+    caching.bump_generation()
+    caching.forget_local_pages()
     return snapshot
 
 
@@ -336,7 +336,7 @@ def test_it_keeps_memory_flat_while_writing_many_cycles(db: None, tmp_path: Path
     assert large_peak < 1.25 * small_peak, (small_peak, large_peak)
 
 
-@pytest.mark.parametrize("view", list(pages.VIEWS))
+@pytest.mark.parametrize("view", list(words.VIEW_TITLES))
 def test_it_writes_one_ranking_row_per_group(demo_snapshot: Snapshot, client: Client, view: str) -> None:
     body = client.get("/data/rankings.csv", {"view": view}).content
     rows = read_csv(body)
@@ -357,10 +357,10 @@ def test_it_writes_one_ranking_row_per_group(demo_snapshot: Snapshot, client: Cl
         assert int(row["contributors"]) == group["contributors"]
         assert float(row["tier_adj_outcome"]) == pytest.approx(group["tiersAdj"]["Outcome"])
         assert row["flags"] == ";".join(group["flags"])
-        for axis in pages.AXES:
+        for axis in words.AXES:
             assert (row[f"raw_{axis.key}"] == "") == (group["raw"][axis.key] is None)
             assert int(row[f"evidence_{axis.key}"]) == group["ev"][axis.key]
-        if view in pages.PAIRING_VIEWS:
+        if view in presenters.PAIRING_VIEWS:
             assert f"{row['planner']} → {row['builder']}" == group["label"]
 
 

@@ -2,7 +2,7 @@
 
 from django.test import Client
 
-from leaderboard import services, views
+from leaderboard import caching, services
 from leaderboard.models import Snapshot
 from tests.factories import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels
@@ -20,7 +20,7 @@ def test_it_sends_cache_control_and_an_etag_and_answers_304_to_it(demo_snapshot:
     for path, params in cacheable_paths(demo_snapshot):
         response = client.get(path, params)
         assert response.status_code == 200, (path, params)
-        assert set(response["Cache-Control"].split(", ")) == {"public", f"max-age={views.CACHE_MAX_AGE}"}, path
+        assert set(response["Cache-Control"].split(", ")) == {"public", f"max-age={caching.CACHE_MAX_AGE}"}, path
         etag = response["ETag"]
         assert etag.startswith('"') and etag.endswith('"')
         etags.add(etag)
@@ -41,7 +41,7 @@ def test_it_answers_304_without_building_anything(
     label = ranked_labels(demo_snapshot, "modelCombo")[0]
     params = {"view": "modelCombo", "label": label}
     etag = client.get("/pairing/", params)["ETag"]
-    views.forget_local_pages()
+    caching.forget_local_pages()
     from django.core.cache import cache
 
     cache.clear()

@@ -5,14 +5,14 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from leaderboard import pages, services
+from leaderboard import services, words
 from leaderboard.models import Snapshot
-from leaderboard.selectors import scoped_document
+from leaderboard.services import scoped_document
 from tests.factories import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels
 
 
-@pytest.mark.parametrize("view", list(pages.VIEWS))
+@pytest.mark.parametrize("view", list(words.VIEW_TITLES))
 def test_it_renders_every_ranked_group_of_every_view(demo_snapshot: Snapshot, client: Client, view: str) -> None:
     response = client.get("/", {"view": view})
     assert response.status_code == 200
@@ -57,10 +57,10 @@ def test_it_prints_ranks_caveats_and_shares_in_words(demo_snapshot: Snapshot, cl
     assert flagged, "the demo pool should hold at least one row with a caveat"
     for group in flagged:
         for flag in group["flags"]:
-            assert pages.FLAG_WORDS[flag] in html
+            assert words.FLAG_WORDS[flag] in html
     for group in groups:
         assert f"{group['top_share'] * 100:.0f}%" in html
-    assert pages.RANK_RANGE_WORDS in html
+    assert words.RANK_RANGE_WORDS in html
 
 
 def test_it_prints_each_rank_as_the_range_of_places_its_interval_allows(

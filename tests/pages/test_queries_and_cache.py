@@ -3,7 +3,7 @@ import gzip
 from django.test import Client
 from django.utils import timezone
 
-from leaderboard import exports, pages, services, views
+from leaderboard import caching, exports, services
 from leaderboard.models import Snapshot
 from tests.factories import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels
@@ -34,11 +34,11 @@ def test_it_runs_at_most_three_queries_per_page(
 ) -> None:
     from django.core.cache import cache
 
-    from leaderboard import views
+    from leaderboard import caching
 
     for path, params in page_paths(demo_snapshot):
         cache.clear()
-        views.forget_local_pages()
+        caching.forget_local_pages()
         with django_assert_max_num_queries(MAX_QUERIES):
             response = client.get(path, params)
         assert response.status_code == 200, (path, params)
@@ -84,15 +84,15 @@ def test_it_shows_the_new_snapshot_once_a_recompute_publishes(
 def test_it_keeps_unknown_labels_out_of_the_page_cache(demo_snapshot: Snapshot, client: Client) -> None:
     from django.core.cache import cache
 
-    views.forget_local_pages()
+    caching.forget_local_pages()
     label = "no such pairing"
     response = client.get("/pairing/", {"view": "modelCombo", "label": label})
     assert response.status_code == 404
-    generation, snapshot_id = pages.serving_snapshot()
+    generation, snapshot_id = caching.serving_snapshot()
     assert snapshot_id == demo_snapshot.id
-    key = pages.page_cache_key(snapshot_id, generation, "pairing", "modelCombo", label)
+    key = caching.page_cache_key(snapshot_id, generation, "pairing", "modelCombo", label)
     assert cache.get(key) is None
     known = ranked_labels(demo_snapshot, "modelCombo")[0]
     assert client.get("/pairing/", {"view": "modelCombo", "label": known}).status_code == 200
-    known_key = pages.page_cache_key(snapshot_id, generation, "pairing", "modelCombo", known)
+    known_key = caching.page_cache_key(snapshot_id, generation, "pairing", "modelCombo", known)
     assert cache.get(known_key) is not None

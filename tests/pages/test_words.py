@@ -1,19 +1,19 @@
 from django.test import Client, RequestFactory
 
 from ingest.columns import SCHEMA_3_COLUMNS
-from leaderboard import pages, views
+from leaderboard import views, words
 from leaderboard.models import Snapshot
 
 
 def test_it_explains_the_method_in_plain_words(demo_snapshot: Snapshot, client: Client) -> None:
     html = client.get("/methodology/").content.decode()
-    for words in ("k = 10", "×4", "10 judged cycles", "bootstrap", "log-odds", "pending", "unshippable"):
-        assert words in html, words
+    for phrase in ("k = 10", "×4", "10 judged cycles", "bootstrap", "log-odds", "pending", "unshippable"):
+        assert phrase in html, phrase
     for caveat in ("Observational.", "Small and uneven pool.", "Self-selected.", "Shipped is a floor."):
         assert caveat in html
-    for name, weight in pages.TIERS.items():
+    for name, weight in words.TIERS.items():
         assert f"<strong>{name}</strong>: weight {weight}" in html
-    for axis in pages.AXES:
+    for axis in words.AXES:
         assert axis.name in html
 
 

@@ -10,16 +10,16 @@ from django.core.cache import cache
 from django.test import Client, override_settings
 
 from ingest.models import Cycle
-from leaderboard import services
+from leaderboard import services, windows
 from leaderboard.coordination import coordinator
 from leaderboard.models import Snapshot
 from leaderboard.selectors import (
-    SCOPED_LOCK_KEY,
     cycles_fingerprint,
     cycles_frame,
-    preset_window,
     scoring_config,
 )
+from leaderboard.services import SCOPED_LOCK_KEY
+from leaderboard.windows import preset_window
 from tests.factories import REPO_ROOT, make_contributor, make_cycles
 
 
@@ -68,7 +68,7 @@ def test_it_answers_busy_while_another_window_computes(published: Snapshot, clie
 def test_it_warms_the_preset_windows_of_a_new_snapshot(published: Snapshot) -> None:
     services.warm_windows(snapshot_id=published.id)
     today = dt.date.today()
-    for days in services.PRESET_WINDOW_DAYS:
+    for days in windows.PRESET_DAYS:
         since, until = preset_window(days, today=today)
         warmed = cache.get(f"scoped:{published.id}:{since}:{until}")
         assert warmed is not None

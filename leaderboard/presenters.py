@@ -1,164 +1,31 @@
 """What the public pages show, read from a ranking document (pool.json shape plus caveats).
 
-Plain functions over dicts: the views fetch, these shape, the templates print. The page
-cache lives here too, keyed by a generation that names the newest published snapshot.
+Plain functions over dicts: the views fetch, these shape, the templates print. Distances and
+positions on the x4 scale are the scoring method's own functions (scoring/finishing.py).
 """
 
-import hashlib
 import json
 import math
-import time
 from dataclasses import dataclass, field
-from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from django.conf import settings
-from django.db import transaction
-from django.db.models.signals import post_save
-from django.dispatch import receiver
 
-from leaderboard import soft_cache
-from leaderboard.models import Snapshot
-from leaderboard.selectors import EARLIEST_DAY, preset_window
-from leaderboard.services import GENERATION_KEY, cache_generation
+from leaderboard.words import ADJUSTED_ODDS_WORDS, AXES, FLAG_WORDS, TIERS, VIEW_TITLES
 from scoring.bootstrap import LEVEL, t_factor
+from scoring.compare_rates import RateTest, ship_rate_test
+from scoring.finishing import log_distance, positions
 from scoring.public_labels import OTHER_LABEL
+from scoring.shapes import PAIR_ARROW, PAIRING_VIEWS, SPAN
 
-# The six views in tab order, with the words a reader sees.
-VIEWS: dict[str, str] = {
-    "modelCombo": "Pairings",
-    "famCombo": "Family pairings",
-    "modelEffortCombo": "Pairings with effort",
-    "model": "Models",
-    "family": "Families",
-    "modelEffort": "Models with effort",
-}
-DEFAULT_VIEW = "modelCombo"
-PAIRING_VIEWS = frozenset({"modelCombo", "famCombo", "modelEffortCombo"})
-PAIR_SEPARATOR = " → "
-
-
-@dataclass(frozen=True)
-class Axis:
-    key: str
-    name: str
-    higher_is_better: bool
-    kind: str  # "odds", "ratio" or "err" (scoring spec A5)
-    unit: str
-    tier: str
-    explain: str
-
-
-AXES: tuple[Axis, ...] = (
-    Axis("shipr", "Ship rate", True, "odds", "%", "Outcome", "ship-judged cycles whose edits landed in a commit"),
-    Axis("oneshot", "One-shot", True, "odds", "%", "Outcome", "share of shipped cycles that needed one prompt"),
-    Axis("ttss", "Prompts per ship", False, "ratio", "", "Cost", "prompts typed per shipped cycle"),
-    Axis("hps", "Hours per ship", False, "ratio", "h", "Cost", "active hours per shipped cycle"),
-    Axis("dpss", "Dollars per ship", False, "ratio", "$", "Cost", "metered cost per shipped cycle"),
-    Axis("eerrp", "Edit errors", False, "err", "%", "Precision", "share of edits that failed"),
-    Axis("abortp", "Interventions", False, "err", "%", "Precision", "share of cycles the person aborted or rejected"),
-    Axis("verp", "Verified", True, "odds", "%", "Discipline", "cycles with a test or build after the last edit"),
-    Axis("ept", "Edits per prompt", True, "ratio", "", "Efficiency", "edits made per prompt typed"),
-    Axis("lat", "Step latency", False, "ratio", "s", "Latency", "weighted median seconds per assistant step"),
-)
-AXES_BY_KEY = {axis.key: axis for axis in AXES}
-
-# Scoring spec A5: tier weights out of 100.
-TIERS: dict[str, int] = {
-    "Outcome": 30,
-    "Cost": 20,
-    "Precision": 15,
-    "Discipline": 15,
-    "Efficiency": 10,
-    "Latency": 10,
-}
-
-FLAG_WORDS: dict[str, str] = {
-    "thin": "thin: fewer than 30 judged cycles",
-    "one-contributor": "one contributor",
-    "dominated": "dominated: one contributor gave 80% or more",
-}
-# What a rank range means, said once per page that shows one (scoring spec B1).
-RANK_RANGE_WORDS = (
-    "A rank is the range of places the 95% intervals allow: a row is surely ahead of another only when its whole "
-    "interval lies above the other one, so each row could sit anywhere between the rows surely ahead of it and "
-    "those surely behind it."
-)
-# B3's contrast, in the words the pages use for it.
-ADJUSTED_ODDS_WORDS = "odds of shipping vs the average pairing, for the same contributor"
-
-WINDOWS: dict[str, str] = {"all": "All time", "90": "90 days", "30": "30 days", "custom": "Custom"}
-
-# Log span of the x4 scale (scoring spec A5): log2(4).
-DEFAULT_SPAN = 2.0
-
-PAGE_SECONDS = 24 * 3600
-# Which snapshot the current cache generation serves. Short-lived, so a publish that never
-# bumps the generation (an admin shell) still shows within a minute.
-SERVING_KEY = "leaderboard:serving"
-SERVING_SECONDS = 60
-# How long a process trusts its last look at the generation before asking the cache again:
-# a publish elsewhere shows within a second; one in this process at once (see below).
-SERVING_LOCAL_SECONDS = 1.0
+__all__ = ["PAIRING_VIEWS"]  # re-exported for the views, with the rest of what a page reads
 
 
 class UnknownGroup(LookupError):
     """A view or label that the document does not hold: the page answers 404."""
-
-
-# ---------------------------------------------------------------- cache generations
-
-
-_serving: tuple[float, int, int] | None = None  # (trusted until, generation, snapshot id)
-
-
-def serving_snapshot() -> tuple[int, int]:
-    """(cache generation, newest snapshot id or 0): usually from this process's last look,
-    else one cache round trip, plus one query only when the generation has moved."""
-    global _serving
-    now = time.monotonic()
-    local = _serving
-    if local is not None and local[0] > now:
-        return local[1], local[2]
-    held = soft_cache.get_many([GENERATION_KEY, SERVING_KEY])
-    if held is None:
-        # The cache is unreachable: the newest snapshot from the database, and generation 0,
-        # which names no shared cache entry (pages are then kept in this process only).
-        snapshot_id = Snapshot.objects.published().values_list("id", flat=True).first() or 0
-        _serving = (now + SERVING_LOCAL_SECONDS, 0, snapshot_id)
-        return 0, snapshot_id
-    generation = held.get(GENERATION_KEY)
-    if generation is None:
-        generation = cache_generation()
-    serving = held.get(SERVING_KEY)
-    if isinstance(serving, tuple | list) and len(serving) == 2 and serving[0] == generation:
-        snapshot_id = int(serving[1])
-    else:
-        snapshot_id = Snapshot.objects.published().values_list("id", flat=True).first() or 0
-        soft_cache.set(SERVING_KEY, (generation, snapshot_id), SERVING_SECONDS)
-    _serving = (now + SERVING_LOCAL_SECONDS, int(generation), snapshot_id)
-    return int(generation), snapshot_id
-
-
-def forget_serving() -> None:
-    global _serving
-    _serving = None
-
-
-@receiver(post_save, sender=Snapshot, dispatch_uid="leaderboard.pages.snapshot_published")
-def _snapshot_published(sender: type[Snapshot], instance: Snapshot, created: bool, **kwargs: Any) -> None:
-    # A snapshot published in this process shows on its next page at once, not a second later.
-    if created:
-        transaction.on_commit(forget_serving)
-
-
-def page_cache_key(snapshot_id: int, generation: int, page: str, *parts: object) -> str:
-    # Parts are validated values or capped parameters, hashed so any label makes a safe key.
-    digest = hashlib.sha256(repr(parts).encode()).hexdigest()[:32]
-    return f"page:{snapshot_id}:{generation}:{page}:{digest}"
 
 
 # ---------------------------------------------------------------- reading documents
@@ -166,7 +33,7 @@ def page_cache_key(snapshot_id: int, generation: int, page: str, *parts: object)
 
 def view_document(document: dict[str, Any], view: str) -> dict[str, Any]:
     views = document.get("views") or {}
-    if view not in VIEWS or view not in views:
+    if view not in VIEW_TITLES or view not in views:
         raise UnknownGroup(view)
     found: dict[str, Any] = views[view]
     return found
@@ -185,8 +52,8 @@ def planner_and_builder(group: dict[str, Any]) -> tuple[str, str] | None:
     if group.get("planner") and group.get("builder"):
         return str(group["planner"]), str(group["builder"])
     label = str(group.get("label", ""))
-    if PAIR_SEPARATOR in label:
-        planner, builder = label.split(PAIR_SEPARATOR, 1)
+    if PAIR_ARROW in label:
+        planner, builder = label.split(PAIR_ARROW, 1)
         return planner, builder
     return None
 
@@ -363,47 +230,25 @@ def provisional_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
 # ---------------------------------------------------------------- positions on the x4 scale
 
 
-def log_distance(axis: Axis, value: float | None, reference: float | None) -> float | None:
-    """Scoring spec A5: base-2 distance of value from reference, better positive; may be ±inf."""
-    if value is None or reference is None:
-        return None
-    if axis.kind == "ratio":
-        if value <= 0 or reference <= 0:
-            return None
-        r = math.log2(value / reference)
-        return r if axis.higher_is_better else -r
-    if axis.kind == "odds":
-        if reference <= 0 or reference >= 100:
-            return None
-        if value == reference:
-            return 0.0
-        if value <= 0:
-            r = -math.inf
-        elif value >= 100:
-            r = math.inf
-        else:
-            r = math.log2((value / (100 - value)) / (reference / (100 - reference)))
-        return r if axis.higher_is_better else -r
-    # err: lower is better, a zero rate beats every positive one.
-    if reference <= 0:
-        return None
-    if value == reference:
-        return 0.0
-    if value <= 0:
-        return math.inf
-    return math.log2(reference / value)
+def _array(values: list[float | None]) -> np.ndarray:
+    return np.array([np.nan if value is None else value for value in values], dtype=np.float64)
 
 
-def position(distance: float | None, span: float) -> float | None:
+def distances(values: list[float | None], references: list[float | None]) -> list[float | None]:
+    """Scoring spec A5 per axis (AXES order): base-2 distance of each value from its reference, better
+    positive, ±inf kept; None where the method says null."""
+    found = log_distance(_array(values)[None, :], _array(references)[None, :])[0]
+    return [None if math.isnan(r) else float(r) for r in found]
+
+
+def place(distance: float | None, span: float) -> float | None:
     """Where a distance sits on the strip, 0..1 with the pool at 0.5."""
-    if distance is None:
-        return None
-    return (max(-1.0, min(1.0, distance / span)) + 1) / 2
+    return None if distance is None else float(positions(np.array([distance]), span)[0])
 
 
 def span_of(view_doc: dict[str, Any]) -> float:
     span = number(view_doc.get("span"))
-    return span if span and span > 0 else DEFAULT_SPAN
+    return span if span and span > 0 else float(SPAN)
 
 
 def axis_rows(group: dict[str, Any], view_doc: dict[str, Any]) -> list[dict[str, Any]]:
@@ -412,23 +257,22 @@ def axis_rows(group: dict[str, Any], view_doc: dict[str, Any]) -> list[dict[str,
     raw = group.get("raw") or {}
     adj = group.get("adj") or {}
     evidence = group.get("ev") or {}
-    rows = []
-    for axis in AXES:
-        pool_value = number(pool.get(axis.key))
-        raw_value = number(raw.get(axis.key))
-        adj_value = number(adj.get(axis.key))
-        rows.append(
-            {
-                "axis": axis,
-                "raw": raw_value,
-                "pool": pool_value,
-                "adj": adj_value,
-                "evidence": evidence.get(axis.key, 0),
-                "raw_position": position(log_distance(axis, raw_value, pool_value), span),
-                "adj_position": position(log_distance(axis, adj_value, pool_value), span),
-            }
-        )
-    return rows
+    pool_values = [number(pool.get(axis.key)) for axis in AXES]
+    raw_values = [number(raw.get(axis.key)) for axis in AXES]
+    adj_values = [number(adj.get(axis.key)) for axis in AXES]
+    raw_distances, adj_distances = distances(raw_values, pool_values), distances(adj_values, pool_values)
+    return [
+        {
+            "axis": axis,
+            "raw": raw_values[i],
+            "pool": pool_values[i],
+            "adj": adj_values[i],
+            "evidence": evidence.get(axis.key, 0),
+            "raw_position": place(raw_distances[i], span),
+            "adj_position": place(adj_distances[i], span),
+        }
+        for i, axis in enumerate(AXES)
+    ]
 
 
 # ---------------------------------------------------------------- comparing two groups
@@ -443,12 +287,9 @@ def times(distance: float) -> str:
 def compare_axes(a: dict[str, Any], b: dict[str, Any]) -> list[dict[str, Any]]:
     """Axis by axis on adjusted values: which side is better and by what factor."""
     rows = []
-    adj_a = a.get("adj") or {}
-    adj_b = b.get("adj") or {}
-    for axis in AXES:
-        value_a = number(adj_a.get(axis.key))
-        value_b = number(adj_b.get(axis.key))
-        distance = log_distance(axis, value_a, value_b)
+    values_a = [number((a.get("adj") or {}).get(axis.key)) for axis in AXES]
+    values_b = [number((b.get("adj") or {}).get(axis.key)) for axis in AXES]
+    for axis, value_a, value_b, distance in zip(AXES, values_a, values_b, distances(values_a, values_b), strict=True):
         if distance is None:
             verdict, by = "no comparison", ""
         elif distance == 0:
@@ -536,107 +377,9 @@ def read_score_difference(result: object) -> ScoreDifference:
     )
 
 
-# ---------------------------------------------------------------- windows
-
-
-@dataclass(frozen=True)
-class Window:
-    name: str
-    since: date | None = None
-    until: date | None = None
-    error: str = ""
-
-    @property
-    def is_all_time(self) -> bool:
-        return self.since is None and self.until is None
-
-
-def parse_day(raw: str) -> date | None:
-    try:
-        return date.fromisoformat(raw) if len(raw) == 10 else None
-    except ValueError:
-        return None
-
-
-def read_window(params: dict[str, str], *, today: date) -> Window:
-    name = params.get("window", "all")
-    if name in ("90", "30"):
-        first, last = preset_window(int(name), today=today)
-        return Window(name, since=first, until=last)
-    if name == "custom":
-        since = parse_day(params.get("since", "")) if params.get("since") else None
-        until = parse_day(params.get("until", "")) if params.get("until") else None
-        if (params.get("since") and since is None) or (params.get("until") and until is None):
-            return Window("custom", error="Dates are written YYYY-MM-DD, for example 2026-09-01.")
-        # The contract accepts no cycle outside these days, so no other window can differ.
-        if any(day is not None and not EARLIEST_DAY <= day <= today + timedelta(days=1) for day in (since, until)):
-            return Window("custom", error=f"Days lie between {EARLIEST_DAY} and tomorrow.")
-        if since and until and since > until:
-            return Window("custom", error="The start of the window is after its end.")
-        if since is None and until is None:
-            return Window("custom", error="Give a start day, an end day or both.")
-        return Window("custom", since=since, until=until)
-    return Window("all")
-
-
-# ---------------------------------------------------------------- words for the contribute and methodology pages
-
-VIEW_EXPLANATIONS: dict[str, str] = {
-    "modelCombo": "planner model → builder model, for cycles with both a plan and a build phase",
-    "famCombo": "the same, by model family",
-    "modelEffortCombo": "the same, with each side's reasoning effort",
-    "model": "the session's dominant model, every judged cycle",
-    "family": "the same, by model family",
-    "modelEffort": "the model with its reasoning effort",
-}
-
-
-def other_words(min_contributors: int) -> str:
-    """What the pooled "(other)" label stands for, in one sentence."""
-    return (
-        f"{OTHER_LABEL} pools the models and efforts that fewer than {min_contributors} contributors sent and "
-        "no maintained list of models knows; their cycles count under that name."
-    )
-
-
 def has_other(view_doc: dict[str, Any]) -> bool:
     labels = [str(g.get("label", "")) for g in [*view_doc.get("groups", []), *view_doc.get("provisional", [])]]
     return any(OTHER_LABEL in label for label in labels)
-
-
-# The OpenCode plugin (ocInsights): its setting for the service's host, and where it keeps its install id.
-PLUGIN_URL_SETTING = "OC_INSIGHTS_CONTRIB_URL"
-PLUGIN_INSTALL_FILE = "~/.local/share/ocInsights/contributor.json"
-
-# What each contributed column (cycle-record.md, schema 3) carries, in the contract's order.
-CONTRIBUTED_COLUMNS: tuple[tuple[str, str], ...] = (
-    ("cycle_key", "a random 16-hex key for the cycle, so a re-send updates rather than duplicates"),
-    ("day", "the day of the cycle (no time of day)"),
-    ("model", "the session's dominant model, e.g. claude-opus-4.7"),
-    ("prov", "its provider"),
-    ("role", "0 other, 1 plan, 2 build: the session's last agent"),
-    ("pm", "the dominant model of the plan phase, empty when there was none"),
-    ("pp", "its provider"),
-    ("bm", "the dominant model of the build phase"),
-    ("bp", "its provider"),
-    ("u", "how many prompts the person typed"),
-    ("a", "how many assistant steps ran"),
-    ("tedits", "how many file edits were made, subagents included"),
-    ("tpaths", "1 when an edit was inside a repository (no path is sent)"),
-    ("teerr", "how many edits failed"),
-    ("tcost", "metered cost in US dollars, 0 when not metered"),
-    ("tship", "1 when a commit touching the edited files landed within 7 days"),
-    ("thrs", "active hours"),
-    ("tver", "1 when a test, build or check ran after the last edit"),
-    ("tabort", "1 when the person aborted or rejected something"),
-    ("latmed", "median seconds per assistant step, -1 when unknown"),
-    ("tshipe", "0 judged, 1 pending (the 7-day window is still open), 2 cannot ship (no repository)"),
-    ("variant", "the reasoning effort of the model, e.g. high"),
-    ("pv", "the planner's effort"),
-    ("bv", "the builder's effort"),
-    ("harness", "the agent harness, e.g. opencode"),
-    ("hversion", "its version"),
-)
 
 
 # ---------------------------------------------------------------- what an interval means (methodology page)
@@ -672,3 +415,26 @@ def coverage_figures(path: Path = COVERAGE_FILE) -> dict[str, Any] | None:
     ):
         return None
     return found
+
+
+def method_numbers(meta: dict[str, Any]) -> dict[str, Any]:
+    """The method's numbers as a ranking document states them: the floor, k, resamples, and the x4 span."""
+    span = number(meta.get("span"))
+    return {
+        "min_judged": meta.get("minJudged"),
+        "evidence_k": meta.get("evidenceK"),
+        "resamples": meta.get("resamples"),
+        "span_factor": round(2 ** (span if span else SPAN)),
+    }
+
+
+def rate_test(group_a: dict[str, Any], group_b: dict[str, Any]) -> RateTest | None:
+    """The two-proportion z-test of the raw ship rates (shipped of ship-judged cycles)."""
+    counts = [group.get(key) for group in (group_a, group_b) for key in ("hshipped", "hshipJudged")]
+    if not all(isinstance(count, int) and not isinstance(count, bool) for count in counts):
+        return None
+    shipped_a, judged_a, shipped_b, judged_b = (int(count or 0) for count in counts)
+    try:
+        return ship_rate_test(shipped_a=shipped_a, judged_a=judged_a, shipped_b=shipped_b, judged_b=judged_b)
+    except ValueError:  # counts that contradict each other: say nothing rather than fail the page
+        return None

@@ -1,0 +1,22 @@
+"""Small helpers every page view uses (and the lab's): bounded query values and rendered answers."""
+
+from typing import Any, Final
+
+from django.http import HttpRequest, HttpResponse
+from django.template.loader import render_to_string
+
+# Query values are capped before use: a label is at most 300 characters (GroupScore.label).
+MAX_PARAM_LENGTH: Final = 300
+
+
+def param(request: HttpRequest, name: str, default: str = "") -> str:
+    value = request.GET.get(name, default)
+    return value[:MAX_PARAM_LENGTH] if isinstance(value, str) else default
+
+
+def render_page(template: str, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
+    return HttpResponse(render_to_string(template, context), status=status)
+
+
+def not_found_page(message: str) -> HttpResponse:
+    return render_page("404.html", {"message": message}, status=404)

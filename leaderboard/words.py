@@ -1,0 +1,135 @@
+"""The words a reader sees, keyed by the scoring method's own names (scoring/shapes.py).
+
+The method's vocabulary (views, axes and their direction, tiers and weights, thresholds) is named
+once, in scoring/shapes.py; this module only adds titles, units and explanations to those names.
+Numbers the method uses (k, the floor, resamples) are read from a ranking document's meta.
+"""
+
+from dataclasses import dataclass
+from typing import Final
+
+from scoring.public_labels import OTHER_LABEL
+from scoring.shapes import AXES as METHOD_AXES
+from scoring.shapes import TIERS as METHOD_TIERS
+from scoring.shapes import VIEWS as METHOD_VIEWS
+
+# The six views in tab order, with the words a reader sees.
+VIEW_TITLES: Final[dict[str, str]] = {
+    "modelCombo": "Pairings",
+    "famCombo": "Family pairings",
+    "modelEffortCombo": "Pairings with effort",
+    "model": "Models",
+    "family": "Families",
+    "modelEffort": "Models with effort",
+}
+assert set(VIEW_TITLES) == set(METHOD_VIEWS)
+DEFAULT_VIEW: Final = "modelCombo"
+
+VIEW_EXPLANATIONS: Final[dict[str, str]] = {
+    "modelCombo": "planner model → builder model, for cycles with both a plan and a build phase",
+    "famCombo": "the same, by model family",
+    "modelEffortCombo": "the same, with each side's reasoning effort",
+    "model": "the session's dominant model, every judged cycle",
+    "family": "the same, by model family",
+    "modelEffort": "the model with its reasoning effort",
+}
+
+
+@dataclass(frozen=True)
+class ShownAxis:
+    """One axis of the method (its key, direction and tier) with the words and unit the pages print."""
+
+    key: str
+    name: str
+    higher_is_better: bool
+    unit: str
+    tier: str
+    explain: str
+
+
+# axis key -> (title, unit, what it measures)
+_AXIS_WORDS: Final[dict[str, tuple[str, str, str]]] = {
+    "shipr": ("Ship rate", "%", "ship-judged cycles whose edits landed in a commit"),
+    "oneshot": ("One-shot", "%", "share of shipped cycles that needed one prompt"),
+    "ttss": ("Prompts per ship", "", "prompts typed per shipped cycle"),
+    "hps": ("Hours per ship", "h", "active hours per shipped cycle"),
+    "dpss": ("Dollars per ship", "$", "metered cost per shipped cycle"),
+    "eerrp": ("Edit errors", "%", "share of edits that failed"),
+    "abortp": ("Interventions", "%", "share of cycles the person aborted or rejected"),
+    "verp": ("Verified", "%", "cycles with a test or build after the last edit"),
+    "ept": ("Edits per prompt", "", "edits made per prompt typed"),
+    "lat": ("Step latency", "s", "weighted median seconds per assistant step"),
+}
+_TIER_OF: Final = {axis: tier.name for tier in METHOD_TIERS for axis in tier.axes}
+AXES: Final[tuple[ShownAxis, ...]] = tuple(
+    ShownAxis(
+        key=axis.name,
+        name=_AXIS_WORDS[axis.name][0],
+        higher_is_better=axis.better == "higher",
+        unit=_AXIS_WORDS[axis.name][1],
+        tier=_TIER_OF[axis.name],
+        explain=_AXIS_WORDS[axis.name][2],
+    )
+    for axis in METHOD_AXES
+)
+# Tier name -> weight out of 100 (scoring spec A5), in the method's order.
+TIERS: Final[dict[str, int]] = {tier.name: tier.weight for tier in METHOD_TIERS}
+
+FLAG_WORDS: Final[dict[str, str]] = {
+    "thin": "thin: fewer than 30 judged cycles",
+    "one-contributor": "one contributor",
+    "dominated": "dominated: one contributor gave 80% or more",
+}
+# What a rank range means, said once per page that shows one (scoring spec B1).
+RANK_RANGE_WORDS: Final = (
+    "A rank is the range of places the 95% intervals allow: a row is surely ahead of another only when its whole "
+    "interval lies above the other one, so each row could sit anywhere between the rows surely ahead of it and "
+    "those surely behind it."
+)
+# B3's contrast, in the words the pages use for it.
+ADJUSTED_ODDS_WORDS: Final = "odds of shipping vs the average pairing, for the same contributor"
+
+WINDOW_TITLES: Final[dict[str, str]] = {"all": "All time", "90": "90 days", "30": "30 days", "custom": "Custom"}
+
+
+def other_words(min_contributors: int) -> str:
+    """What the pooled "(other)" label stands for, in one sentence."""
+    return (
+        f"{OTHER_LABEL} pools the models and efforts that fewer than {min_contributors} contributors sent and "
+        "no maintained list of models knows; their cycles count under that name."
+    )
+
+
+# The OpenCode plugin (ocInsights): its setting for the service's host, and where it keeps its install id.
+PLUGIN_URL_SETTING: Final = "OC_INSIGHTS_CONTRIB_URL"
+PLUGIN_INSTALL_FILE: Final = "~/.local/share/ocInsights/contributor.json"
+
+# What each contributed column (cycle-record.md, schema 3) carries, in the contract's order.
+CONTRIBUTED_COLUMNS: Final[tuple[tuple[str, str], ...]] = (
+    ("cycle_key", "a random 16-hex key for the cycle, so a re-send updates rather than duplicates"),
+    ("day", "the day of the cycle (no time of day)"),
+    ("model", "the session's dominant model, e.g. claude-opus-4.7"),
+    ("prov", "its provider"),
+    ("role", "0 other, 1 plan, 2 build: the session's last agent"),
+    ("pm", "the dominant model of the plan phase, empty when there was none"),
+    ("pp", "its provider"),
+    ("bm", "the dominant model of the build phase"),
+    ("bp", "its provider"),
+    ("u", "how many prompts the person typed"),
+    ("a", "how many assistant steps ran"),
+    ("tedits", "how many file edits were made, subagents included"),
+    ("tpaths", "1 when an edit was inside a repository (no path is sent)"),
+    ("teerr", "how many edits failed"),
+    ("tcost", "metered cost in US dollars, 0 when not metered"),
+    ("tship", "1 when a commit touching the edited files landed within 7 days"),
+    ("thrs", "active hours"),
+    ("tver", "1 when a test, build or check ran after the last edit"),
+    ("tabort", "1 when the person aborted or rejected something"),
+    ("latmed", "median seconds per assistant step, -1 when unknown"),
+    ("tshipe", "0 judged, 1 pending (the 7-day window is still open), 2 cannot ship (no repository)"),
+    ("variant", "the reasoning effort of the model, e.g. high"),
+    ("pv", "the planner's effort"),
+    ("bv", "the builder's effort"),
+    ("harness", "the agent harness, e.g. opencode"),
+    ("hversion", "its version"),
+)

@@ -106,6 +106,26 @@ def _admit_locally(key: str, limit: int, seconds: int) -> tuple[bool, float]:
         return False, min(history) + seconds - now
 
 
+def admit(scope: str, digest: str, rate: str) -> tuple[bool, int]:
+    """Count one request of `digest` against `rate` ("60/hour") in `scope`: (admitted, seconds to wait if not).
+
+    Exact under concurrency: one Lua script checks and counts in a single step. Raises
+    ThrottleUnavailableError when the counters (Redis) cannot be reached.
+    """
+    limit, seconds = parse_rate(rate)
+    key = f"throttle_{scope}_{digest}"
+    try:
+        client = _counter_redis()
+        if client is None:
+            admitted, wait = _admit_locally(key, limit, seconds)
+        else:
+            admitted_flag, wait_ms = client.eval(SLIDING_WINDOW, 1, key, limit, seconds * 1000, uuid.uuid4().hex)
+            admitted, wait = bool(admitted_flag), int(wait_ms) / 1000
+    except RedisError as unreachable:
+        raise ThrottleUnavailableError from unreachable
+    return admitted, 0 if admitted else max(1, math.ceil(wait))
+
+
 class FailClosedRateThrottle(BaseThrottle):
     """An exact sliding-window rate throttle that refuses (503) rather than lets a request through
     unmetered when its Redis is down."""
@@ -122,18 +142,8 @@ class FailClosedRateThrottle(BaseThrottle):
         raise NotImplementedError
 
     def allow_request(self, request: Request, view: APIView) -> bool:
-        limit, seconds = parse_rate(self.get_rate())
-        key = f"throttle_{self.scope}_{self.get_ident_digest(request)}"
-        try:
-            client = _counter_redis()
-            if client is None:
-                admitted, wait = _admit_locally(key, limit, seconds)
-            else:
-                admitted_flag, wait_ms = client.eval(SLIDING_WINDOW, 1, key, limit, seconds * 1000, uuid.uuid4().hex)
-                admitted, wait = bool(admitted_flag), int(wait_ms) / 1000
-        except RedisError as unreachable:
-            raise ThrottleUnavailableError from unreachable
-        self.wait_seconds = None if admitted else max(1, math.ceil(wait))
+        admitted, wait = admit(self.scope, self.get_ident_digest(request), self.get_rate())
+        self.wait_seconds = None if admitted else wait
         return admitted
 
     def wait(self) -> float | None:

@@ -9,10 +9,12 @@ from rest_framework.views import APIView
 
 from ingest.api import RETRY_AFTER
 from ingest.contract import FIRST_DAY
+from ingest.keys import keyed_digest
 from ingest.serializers import ErrorSerializer
+from ingest.throttles import client_address
 from leaderboard.caching import etag_of, mark_cacheable, not_modified
 from leaderboard.selectors import latest_snapshot
-from leaderboard.services import WindowBusy, scoped_document
+from leaderboard.services import WindowBusy, WindowLimited, scoped_document
 from leaderboard.windows import WindowError, read_days
 from scoring.shapes import VIEWS
 
@@ -59,6 +61,9 @@ class PoolApi(APIView):
             200: OpenApiResponse(POOL_DOCUMENT, description="The pool document: meta and the six views."),
             304: OpenApiResponse(None, description="Not modified since the ETag sent in If-None-Match."),
             400: OpenApiResponse(ErrorSerializer, description="A parameter is not a day in range, or is unknown."),
+            429: OpenApiResponse(
+                ErrorSerializer, description="Too many new windows from this address (WINDOW_RATE_PER_ADDRESS)."
+            ),
             503: OpenApiResponse(
                 ErrorSerializer, description="Nothing published yet, or another window is being computed; Retry-After."
             ),
@@ -82,12 +87,23 @@ class PoolApi(APIView):
         unchanged = not_modified(request._request, etag)
         if unchanged is not None:
             return unchanged
+        requester = keyed_digest("address", client_address(request))
         try:
-            document = scoped_document(since=since, until=until, snapshot=snapshot)
-        except WindowBusy:
-            busy = Response({"error": "Another day window is being computed; try again shortly.", "errors": []}, 503)
-            busy["Retry-After"] = "5"
-            return busy
+            document = scoped_document(since=since, until=until, snapshot=snapshot, requester=requester)
+        except WindowLimited as limited:
+            refused = Response(
+                {
+                    "error": f"Too many new windows from this address; try again in {limited.retry_after} seconds.",
+                    "errors": [],
+                },
+                429,
+            )
+            refused["Retry-After"] = str(limited.retry_after)
+            return refused
+        except WindowBusy as busy:
+            answer = Response({"error": "Another day window is being computed; try again shortly.", "errors": []}, 503)
+            answer["Retry-After"] = str(busy.retry_after)
+            return answer
         response = Response(document)
         mark_cacheable(response, etag)
         return response

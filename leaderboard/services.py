@@ -6,11 +6,13 @@ import threading
 import time
 from typing import Any, cast
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from core.times import iso_z
 from ingest.models import Contributor
+from ingest.throttles import ThrottleUnavailableError, admit
 from leaderboard import caching, exports, soft_cache
 from leaderboard.coordination import coordinator, exclusive
 from leaderboard.models import GroupScore, Snapshot
@@ -50,6 +52,20 @@ def request_recompute() -> None:
 
     coordinator().mark_pending()
     recompute_rankings.delay()
+
+
+def owe_a_recompute() -> None:
+    """Mark a recompute as owed (the beat's schedule: it also covers requests lost with a broker that was down)."""
+    coordinator().mark_pending()
+
+
+def recompute_what_is_owed() -> int | None:
+    """Recompute while one is owed; the seconds after which to look again, when another holder's lock
+    turned this one away and no one has claimed that look yet (a live holder does the work itself, a
+    dead one never will: one check per lapse of its lock)."""
+    run_pending_recomputes()
+    coord = coordinator()
+    return coord.claim_follow_up() if coord.is_pending() else None
 
 
 def run_pending_recomputes() -> Snapshot | None:
@@ -186,16 +202,67 @@ def warm_windows(*, snapshot_id: int) -> None:
 
 
 class WindowBusy(Exception):
-    """Another request is computing a day window; come back in a few seconds."""
+    """A day window cannot be computed right now (every slot taken, or this window or this client's other window
+    is computing); come back in a few seconds."""
+
+    retry_after = 5
+
+
+class WindowLimited(WindowBusy):
+    """This client asked for more new windows than WINDOW_RATE_PER_ADDRESS allows."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__()
+        self.retry_after = retry_after
+
+
+class _CacheUnreachable(Exception):
+    pass
+
+
+def _claim(keys: list[str]) -> list[str] | None:
+    """Take every key (cache add) or none; the taken ones, or None when one was held."""
+    taken: list[str] = []
+    for key in keys:
+        added = soft_cache.add(key, 1, SCOPED_LOCK_SECONDS)
+        if added is None:
+            for held in taken:
+                soft_cache.delete(held)
+            raise _CacheUnreachable
+        if not added:
+            for held in taken:
+                soft_cache.delete(held)
+            return None
+        taken.append(key)
+    return taken
+
+
+def _claim_window(key: str, requester: str) -> list[str] | None:
+    """The keys that let this request compute window `key`: the window's own (the same window asked twice at once
+    is computed once), the requester's (one window at a time per client), and one of WINDOW_SLOTS shared slots
+    (no client can hold them all). None when any is held; _CacheUnreachable without the cache."""
+    own = [f"{SCOPED_LOCK_KEY}:window:{key}"] + ([f"{SCOPED_LOCK_KEY}:client:{requester}"] if requester else [])
+    held = _claim(own)
+    if held is None:
+        return None
+    for slot in range(settings.WINDOW_SLOTS):
+        taken = _claim([f"{SCOPED_LOCK_KEY}:slot:{slot}"])
+        if taken:
+            return held + taken
+    for taken_key in held:
+        soft_cache.delete(taken_key)
+    return None
 
 
 def scoped_document(
-    *, since: dt.date | None, until: dt.date | None, snapshot: Snapshot | None = None
+    *, since: dt.date | None, until: dt.date | None, snapshot: Snapshot | None = None, requester: str = ""
 ) -> dict[str, Any] | None:
     """Rankings for a day window, computed on demand and cached per snapshot.
 
-    None when nothing has been published yet. The all-time window is the snapshot itself.
-    Raises WindowBusy while another window is being computed.
+    None when nothing has been published yet. The all-time window is the snapshot itself. A window not
+    yet computed costs its `requester` (a keyed digest of the client's address) one of its
+    WINDOW_RATE_PER_ADDRESS and one of WINDOW_SLOTS; raises WindowLimited past the rate and WindowBusy when
+    no slot is free, this window is computing, or this requester already computes another.
     """
     snapshot = snapshot or latest_snapshot()
     if snapshot is None:
@@ -206,15 +273,22 @@ def scoped_document(
     document: dict[str, Any] | None = soft_cache.get(key)
     if document is not None:
         return document
-    # One window at a time across every web worker: a burst of new windows cannot tie up
-    # all of them, and the same window asked for twice at once is computed once.
-    locked = soft_cache.add(SCOPED_LOCK_KEY, key, SCOPED_LOCK_SECONDS)
-    if locked is None:
-        # The cache is unreachable: one window at a time in this process instead.
-        if not _window_lock.acquire(blocking=False):
+    if requester:
+        try:
+            admitted, wait = admit("window", requester, settings.WINDOW_RATE_PER_ADDRESS)
+        except ThrottleUnavailableError:
+            admitted, wait = True, 0  # pages stay up without Redis; the process lock below bounds the work
+        if not admitted:
+            raise WindowLimited(wait)
+    try:
+        claimed = _claim_window(key, requester)
+        if claimed is None:
             raise WindowBusy
-    elif not locked:
-        raise WindowBusy
+    except _CacheUnreachable:
+        # The cache is unreachable: one window at a time in this process instead.
+        claimed = None
+        if not _window_lock.acquire(blocking=False):
+            raise WindowBusy from None
     try:
         frame = cycles_frame(since=since, until=until)
         config = scoring_config()
@@ -226,10 +300,11 @@ def scoped_document(
         document["meta"] = meta
         soft_cache.set(key, document, SCOPED_CACHE_SECONDS)
     finally:
-        if locked is None:
+        if claimed is None:
             _window_lock.release()
         else:
-            soft_cache.delete(SCOPED_LOCK_KEY)
+            for held in claimed:
+                soft_cache.delete(held)
     return document
 
 

@@ -10,38 +10,31 @@ from celery import shared_task
 from celery.signals import worker_ready
 
 from leaderboard import exports, services
-from leaderboard.coordination import coordinator
 
 
-def _recompute_owed() -> None:
-    services.run_pending_recomputes()
-    coord = coordinator()
-    if coord.is_pending():
-        # Turned away by another holder's lock. A live holder does the work itself; a
-        # dead one never will, so look again once its lock has lapsed (one check per lapse).
-        delay = coord.claim_follow_up()
-        if delay is not None:
-            recompute_if_owed.apply_async(countdown=delay)
+def _check_again_in(seconds: int | None) -> None:
+    if seconds is not None:
+        recompute_if_owed.apply_async(countdown=seconds)
 
 
 @shared_task(ignore_result=True)
 def recompute_rankings() -> None:
     """Recompute while one is owed (queued after each accepted contribution)."""
-    _recompute_owed()
+    _check_again_in(services.recompute_what_is_owed())
 
 
 @shared_task(ignore_result=True)
 def recompute_if_owed() -> None:
     """Beat's check every minute, and the check once a blocking lock has lapsed; one Redis read when nothing is owed."""
-    _recompute_owed()
+    _check_again_in(services.recompute_what_is_owed())
 
 
 @shared_task(ignore_result=True)
 def scheduled_recompute() -> None:
     """Celery beat's periodic recompute, which also covers contributions whose request for one
     was lost (the broker down at commit); unchanged data publishes nothing new."""
-    coordinator().mark_pending()
-    _recompute_owed()
+    services.owe_a_recompute()
+    _check_again_in(services.recompute_what_is_owed())
     # An export lost with a worker that died after publishing is written here, late but not never.
     services.export_newest_cycles()
 

@@ -17,8 +17,9 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST, require_safe
 
 from ingest.contract import parse_install
+from ingest.keys import keyed_digest
 from ingest.services import retract
-from ingest.throttles import AddressRateThrottle, ThrottleUnavailableError
+from ingest.throttles import AddressRateThrottle, ThrottleUnavailableError, client_address
 from leaderboard import charts, presenters, selectors, services, words
 from leaderboard.caching import Lazy, Published, cached_page, published_snapshot, serving_snapshot
 from leaderboard.http import not_found_page, param, render_page
@@ -38,6 +39,11 @@ def base_context(snapshot: Published | None, document: dict[str, Any] | None = N
         "views": words.VIEW_TITLES,
         "method": presenters.method_numbers(meta),
     }
+
+
+def requester_digest(request: HttpRequest) -> str:
+    """Who asks for a window not yet computed, as a keyed hash of the client's address (never the address)."""
+    return keyed_digest("address", client_address(request))  # type: ignore[arg-type]  # reads only request.META
 
 
 def published_view(snapshot: Published, view: str) -> dict[str, Any] | HttpResponse:
@@ -69,18 +75,27 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     def build(load: Lazy) -> HttpResponse:
         nonlocal window
         document: dict[str, Any] | None
-        status = 400 if window.error else 200
+        status, retry_after = (400 if window.error else 200), 0
         if window.is_all_time or window.error:
             snapshot = load()
             document = snapshot.document if snapshot else None
         else:
             snapshot = None
             try:
-                document = services.scoped_document(since=window.since, until=window.until)
-            except services.WindowBusy:
+                document = services.scoped_document(
+                    since=window.since, until=window.until, requester=requester_digest(request)
+                )
+            except services.WindowLimited as limited:
+                window = Window(
+                    window.name,
+                    error=f"Too many new windows from your address; try again in {limited.retry_after} seconds.",
+                )
+                snapshot, status, retry_after = load(), 429, limited.retry_after
+                document = snapshot.document if snapshot else None
+            except services.WindowBusy as busy:
                 # Not cached (only 200s are): the next visit finds the window computed.
                 window = Window(window.name, error="Another window is being computed; reload in a few seconds.")
-                snapshot, status = load(), 503
+                snapshot, status, retry_after = load(), 503, busy.retry_after
                 document = snapshot.document if snapshot else None
         context = base_context(snapshot, document)
         context.update(
@@ -122,8 +137,8 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             }
         )
         response = render_page("leaderboard/leaderboard.html", context, status=status)
-        if status == 503:
-            response["Retry-After"] = "5"
+        if status in (429, 503):
+            response["Retry-After"] = str(retry_after)
         return response
 
     parts = (view, window.name, window.since, window.until, bool(window.error))

@@ -190,6 +190,10 @@ SCORING_FAMILY_PATTERN = envstr("SCORING_FAMILY_PATTERN", "")
 # A model or effort name is shown only when this many contributors sent it, or a maintained list
 # knows it; others are pooled as "(other)" (scoring/public_labels.py).
 PUBLIC_LABEL_MIN_CONTRIBUTORS = envint("PUBLIC_LABEL_MIN_CONTRIBUTORS", 2)
+# Day windows not yet computed: how many compute at once (each client one at a time), and how many
+# new ones one client address may ask for.
+WINDOW_SLOTS = envint("WINDOW_SLOTS", 2)
+WINDOW_RATE_PER_ADDRESS = envstr("WINDOW_RATE_PER_ADDRESS", "30/hour")
 try:
     re.compile(SCORING_FAMILY_PATTERN)
 except re.error as exc:

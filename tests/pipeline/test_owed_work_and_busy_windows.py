@@ -6,6 +6,7 @@ import subprocess
 import sys
 
 import pytest
+from django.conf import settings
 from django.core.cache import cache
 from django.test import Client, override_settings
 
@@ -53,14 +54,15 @@ def test_it_keeps_a_recompute_owed_when_it_fails(published: Snapshot) -> None:
     assert not coord.is_pending()
 
 
-def test_it_answers_busy_while_another_window_computes(published: Snapshot, client: Client) -> None:
-    assert cache.add(SCOPED_LOCK_KEY, "another", 60)
+def test_it_answers_busy_while_other_windows_take_every_slot(published: Snapshot, client: Client) -> None:
+    slots = [f"{SCOPED_LOCK_KEY}:slot:{slot}" for slot in range(settings.WINDOW_SLOTS)]
+    assert all(cache.add(slot, 1, 60) for slot in slots)
     api = client.get("/api/v1/pool.json", {"since": "2026-01-01"})
     assert api.status_code == 503 and api["Retry-After"]
     page = client.get("/", {"window": "90"})
     assert page.status_code == 503 and page["Retry-After"]
     assert b"being computed" in page.content
-    cache.delete(SCOPED_LOCK_KEY)
+    cache.delete_many(slots)
     assert client.get("/", {"window": "90"}).status_code == 200, "the busy answer must not have been cached"
     assert client.get("/api/v1/pool.json", {"since": "2026-01-01"}).status_code == 200
 

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from lab.summary import Row
+
 INK = "#2f6690"
 THIN_INK = "#9aa5b1"
 
@@ -38,21 +40,32 @@ def grade_spread(*, counts: Sequence[int], label: str) -> SafeString:
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above
 
 
-@dataclass(frozen=True)
-class StylePoint:
-    label: str
-    tokens_in: float
-    tokens_out: float
-    directional: bool
-
-
 def _decades(low: float, high: float) -> range:
     return range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
 
 
-def working_style(*, points: Sequence[StylePoint], title: str) -> SafeString:
+@dataclass(frozen=True)
+class _Point:
+    row: Row
+    tokens_in: float
+    tokens_out: float
+
+
+def _style_points(rows: Sequence[Row]) -> list[_Point]:
+    """The rows with both medians known and above zero (a log scale has no place for zero)."""
+    return [
+        _Point(row, row.median_tokens_in, row.median_tokens_out)
+        for row in rows
+        if row.median_tokens_in is not None
+        and row.median_tokens_out is not None
+        and row.median_tokens_in > 0
+        and row.median_tokens_out > 0
+    ]
+
+
+def working_style(*, rows: Sequence[Row], title: str) -> SafeString:
     """Median tokens read (x) against written (y) per model or pairing, both on log scales."""
-    shown = [p for p in points if p.tokens_in > 0 and p.tokens_out > 0]
+    shown = _style_points(rows)
     if not shown:
         return mark_safe("")
     left, right, top, bottom = 48.0, 330.0, 10.0, 190.0
@@ -67,7 +80,7 @@ def working_style(*, points: Sequence[StylePoint], title: str) -> SafeString:
     def y(value: float) -> float:
         return bottom - (math.log10(value) - y_lo) / (y_hi - y_lo) * (bottom - top)
 
-    desc = "; ".join(f"{p.label}: {p.tokens_in:,.0f} read, {p.tokens_out:,.0f} written" for p in shown)
+    desc = "; ".join(f"{p.row.label}: {p.tokens_in:,.0f} read, {p.tokens_out:,.0f} written" for p in shown)
     parts = [
         f'<svg class="lab-style" viewBox="0 0 340 220" role="img" aria-labelledby="style-t" '
         f'style="width: 100%; max-width: 26rem; height: auto; display: block">'
@@ -94,11 +107,11 @@ def working_style(*, points: Sequence[StylePoint], title: str) -> SafeString:
         f'transform="rotate(-90 10 {(top + bottom) / 2})">written</text>'
     )
     for p in shown:
-        colour = THIN_INK if p.directional else INK
+        colour = THIN_INK if p.row.directional else INK
         parts.append(
             f'<circle cx="{x(p.tokens_in):.1f}" cy="{y(p.tokens_out):.1f}" r="4" fill="{colour}" '
-            f'fill-opacity="0.75"><title>{escape(p.label)}: {p.tokens_in:,.0f} read, {p.tokens_out:,.0f} written'
-            f"{' (directional)' if p.directional else ''}</title></circle>"
+            f'fill-opacity="0.75"><title>{escape(p.row.label)}: {p.tokens_in:,.0f} read, {p.tokens_out:,.0f} written'
+            f"{' (directional)' if p.row.directional else ''}</title></circle>"
         )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above

@@ -14,23 +14,6 @@ from lab.services import SOURCE_NAME
 from lab.summary import Row, summary_rows
 from leaderboard.http import not_found_page, param
 
-RUN_FIELDS = (
-    "source",
-    "task",
-    "model",
-    "grade",
-    "grade_max",
-    "seconds",
-    "tokens_in",
-    "tokens_out",
-    "cost_usd",
-    "harness",
-    "day",
-    "planner",
-    "builder",
-    "effort",
-)
-
 
 class _Line:
     def write(self, text: str) -> str:
@@ -107,8 +90,7 @@ def lab_csv(request: HttpRequest) -> HttpResponse:
 
 
 def run_lines(source: str | None) -> Iterator[str]:
-    for values in selectors.export_runs(source=source):
-        run = dict(zip(RUN_FIELDS, values, strict=True))
+    for run in selectors.export_runs(source=source):
         run["day"] = run["day"].isoformat() if run["day"] else None
         for name in ("planner", "builder", "effort"):
             if not run[name]:

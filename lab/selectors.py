@@ -1,10 +1,12 @@
 """Reads of the lab tables and of the field's newest ranking (the only place the lab reads it)."""
 
 import time
-from dataclasses import dataclass
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, fields
 from typing import Any
 
 from django.core.cache import cache
+from django.db.models import QuerySet
 
 from lab.models import LabRun, LabSource, ModelAlias
 from lab.names import canonical_model
@@ -31,79 +33,61 @@ def aliases() -> dict[str, str]:
     return dict(ModelAlias.objects.values_list("name", "canonical"))
 
 
+# Open runs format field → the LabRun lookup that holds it, where the two differ.
+_LOOKUPS = {
+    "source": "source__name",
+    "task": "task__key",
+    "builder_contributed": "extras__builder_contributed",
+}
+
+# The open runs format's fields, in the order the export writes them.
+RUN_FIELDS = (
+    "source",
+    "task",
+    "model",
+    "grade",
+    "grade_max",
+    "seconds",
+    "tokens_in",
+    "tokens_out",
+    "cost_usd",
+    "harness",
+    "day",
+    "planner",
+    "builder",
+    "effort",
+)
+
+
+def _lookups(names: Iterable[str]) -> list[str]:
+    return [_LOOKUPS.get(name, name) for name in names]
+
+
+def _runs_of(source: str | None, order: str) -> QuerySet[LabRun]:
+    runs = LabRun.objects.order_by("source__name", order)
+    return runs if source is None else runs.filter(source__name=source)
+
+
 def lab_runs(*, source: str | None = None) -> list[Run]:
     """Every run (of one source, if named) with the operator's aliases applied: two queries."""
     names = aliases()
-    runs = LabRun.objects.order_by("source__name", "id")
-    if source is not None:
-        runs = runs.filter(source__name=source)
-    rows = runs.values_list(
-        "source__name",
-        "task__key",
-        "model",
-        "planner",
-        "builder",
-        "grade",
-        "grade_max",
-        "seconds",
-        "tokens_in",
-        "tokens_out",
-        "cost_usd",
-        "extras__builder_contributed",
-    )
-    return [
-        Run(
-            source=src,
-            task=task,
-            model=canonical_model(model, names),
-            planner=canonical_model(planner, names) if planner else "",
-            builder=canonical_model(builder, names) if builder else "",
-            grade=grade,
-            grade_max=grade_max,
-            seconds=seconds,
-            tokens_in=tokens_in,
-            tokens_out=tokens_out,
-            cost_usd=cost,
-            builder_contributed=contributed if isinstance(contributed, bool) else None,
-        )
-        for (
-            src,
-            task,
-            model,
-            planner,
-            builder,
-            grade,
-            grade_max,
-            seconds,
-            tokens_in,
-            tokens_out,
-            cost,
-            contributed,
-        ) in rows
-    ]
+    run_fields = [f.name for f in fields(Run)]
+    result = []
+    for values in _runs_of(source, "id").values_list(*_lookups(run_fields)):
+        run = dict(zip(run_fields, values, strict=True))
+        run["model"] = canonical_model(run["model"], names)
+        for role in ("planner", "builder"):
+            run[role] = canonical_model(run[role], names) if run[role] else ""
+        if not isinstance(run["builder_contributed"], bool):
+            run["builder_contributed"] = None
+        result.append(Run(**run))
+    return result
 
 
-def export_runs(*, source: str | None = None) -> Any:
-    """The stored runs in the open runs format's fields, in a stable order (an iterator of tuples)."""
-    runs = LabRun.objects.order_by("source__name", "key")
-    if source is not None:
-        runs = runs.filter(source__name=source)
-    return runs.values_list(
-        "source__name",
-        "task__key",
-        "model",
-        "grade",
-        "grade_max",
-        "seconds",
-        "tokens_in",
-        "tokens_out",
-        "cost_usd",
-        "harness",
-        "day",
-        "planner",
-        "builder",
-        "effort",
-    ).iterator(chunk_size=2000)
+def export_runs(*, source: str | None = None) -> Iterator[dict[str, Any]]:
+    """The stored runs as the open runs format's fields (RUN_FIELDS order), in a stable order."""
+    rows = _runs_of(source, "key").values_list(*_lookups(RUN_FIELDS)).iterator(chunk_size=2000)
+    return (dict(zip(RUN_FIELDS, values, strict=True)) for values in rows)
 
 
 @dataclass(frozen=True)

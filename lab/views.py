@@ -33,11 +33,6 @@ def source_sections(sources: list[LabSource], rows: list[Row]) -> list[dict[str,
     sections = []
     for source in sources:
         mine = [r for r in rows if r.source == source.name]
-        points = [
-            charts.StylePoint(r.label, r.median_tokens_in, r.median_tokens_out, r.directional)
-            for r in mine
-            if r.median_tokens_in is not None and r.median_tokens_out is not None
-        ]
         sections.append(
             {
                 "source": source,
@@ -45,7 +40,7 @@ def source_sections(sources: list[LabSource], rows: list[Row]) -> list[dict[str,
                 "models": [_display(r) for r in mine if not r.is_pairing],
                 "pairings": [_display(r) for r in mine if r.is_pairing],
                 "runs": sum(r.runs for r in mine),
-                "style": charts.working_style(points=points, title=f"{source.title}: working style"),
+                "style": charts.working_style(rows=mine, title=f"{source.title}: working style"),
                 "has_idle": any(r.builder_idle for r in mine),
             }
         )

@@ -15,19 +15,8 @@ from typing import Any
 
 import yaml
 
-from lab.importers.common import (
-    EFFORT_LENGTH,
-    LabInputError,
-    ParsedSource,
-    RunRecord,
-    SourceInfo,
-    count,
-    day,
-    json_lines,
-    model_name,
-    number,
-    text,
-)
+from lab.importers import common
+from lab.importers.common import Fields, LabInputError, ParsedSource, RunRecord, SourceInfo, json_lines
 
 SOURCE = SourceInfo(
     name="aider",
@@ -71,26 +60,27 @@ def _flag(command: str, flag: str) -> str:
 
 
 def row_to_run(where: str, row: dict[str, Any], file_name: str) -> RunRecord:
-    dirname = text(where, "dirname", row.get("dirname"), required=True, length=300)
-    label = text(where, "model", row.get("model"), required=True, length=300)
-    command = text(where, "command", row.get("command"), length=1000)
-    pass_rate = number(where, "pass_rate_2", row.get("pass_rate_2"))
+    fields = Fields(where, row)
+    dirname = fields.text("dirname", required=True, length=300)
+    label = fields.text("model", required=True, length=300)
+    command = fields.text("command", length=1000)
+    pass_rate = fields.number("pass_rate_2")
     if pass_rate is not None and pass_rate > 100:
         raise LabInputError(where, f"pass_rate_2 must be at most 100, not {pass_rate:g}")
-    cases = count(where, "test_cases", row.get("test_cases"))
-    per_case = number(where, "seconds_per_case", row.get("seconds_per_case"))
-    cost = number(where, "total_cost", row.get("total_cost"))
+    cases = fields.count("test_cases")
+    per_case = fields.number("seconds_per_case")
+    cost = fields.number("total_cost")
     architect = row.get("edit_format") == "architect"
     # The label of a pairing names both ("QwQ + Haiku"); the command names the architect.
     main = _flag(command, "--model") or label.split(" + ")[0]
-    model = model_name(where, "model", _LABEL_EFFORT.sub("", main), required=True)
-    editor = model_name(where, "editor_model", row.get("editor_model")) if architect else ""
+    model = common.model_name(where, "model", _LABEL_EFFORT.sub("", main), required=True)
+    editor = fields.model("editor_model") if architect else ""
     effort = row.get("reasoning_effort")
     if not effort:
         found = _LABEL_EFFORT.search(label)
         effort = found.group(1) if found else ""
-    prompt_tokens = count(where, "prompt_tokens", row.get("prompt_tokens"))
-    completion_tokens = count(where, "completion_tokens", row.get("completion_tokens"))
+    prompt_tokens = fields.count("prompt_tokens")
+    completion_tokens = fields.count("completion_tokens")
     return RunRecord(
         key=dirname,
         task=_task(row, file_name),
@@ -98,20 +88,20 @@ def row_to_run(where: str, row: dict[str, Any], file_name: str) -> RunRecord:
         planner=model if architect and editor else "",
         builder=editor if architect else "",
         harness="aider",
-        effort=text(where, "reasoning_effort", str(effort), length=EFFORT_LENGTH),
+        effort=common.text(where, "reasoning_effort", str(effort), length=common.EFFORT_LENGTH),
         grade=pass_rate,
         grade_max=100.0 if pass_rate is not None else None,
         seconds=per_case * cases if per_case is not None and cases is not None else None,
         tokens_in=prompt_tokens,
         tokens_out=completion_tokens,
         cost_usd=cost if cost else None,
-        day=day(where, "date", row.get("date")),
+        day=fields.day("date"),
         extras={
             "label": label,
             "edit_format": str(row.get("edit_format") or ""),
             "test_cases": cases,
             "seconds_per_case": per_case,
-            "pass_rate_1": number(where, "pass_rate_1", row.get("pass_rate_1")),
+            "pass_rate_1": fields.number("pass_rate_1"),
             "versions": str(row.get("versions") or ""),
             "file": row.get("source_file") or file_name,
         },
@@ -159,5 +149,4 @@ def parse(path: Path, source: str | None = None) -> ParsedSource:
         run = row_to_run(where, row, file_name)
         # aider lists some runs in more than one file: one run, kept once.
         runs.setdefault(run.key, run)
-    info = SOURCE if source is None else SourceInfo(**{**SOURCE.__dict__, "name": source})
-    return ParsedSource(source=info, runs=list(runs.values()))
+    return ParsedSource(source=SOURCE.named(source), runs=list(runs.values()))

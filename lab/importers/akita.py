@@ -16,20 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lab.importers.common import (
-    EFFORT_LENGTH,
-    LabInputError,
-    ParsedSource,
-    RunRecord,
-    SourceInfo,
-    count,
-    day,
-    json_lines,
-    model_name,
-    number,
-    read_json,
-    text,
-)
+from lab.importers.common import Fields, LabInputError, ParsedSource, RunRecord, SourceInfo, json_lines, read_json
 
 GRADES_FILE = "grades.jsonl"
 SCORED_SCALES = {"v1_0_100": "v1", "v1_0_100_informal": "v1", "v2_0_100": "v2"}
@@ -65,11 +52,12 @@ def _phase_files(folder: Path) -> list[Path]:
 def _tokens(where: str, tokens: object) -> tuple[int | None, int | None]:
     if not isinstance(tokens, dict):
         return None, None
-    cache: dict[str, Any] = tokens["cache"] if isinstance(tokens.get("cache"), dict) else {}
-    read_parts = [count(where, "tokens.input", tokens.get("input"))]
-    read_parts += [count(where, "tokens.cache", cache.get(k)) for k in ("read", "write")]
+    fields = Fields(where, tokens, prefix="tokens.")
+    cache = fields.nested("cache")
+    read_parts = [fields.count("input")]
+    read_parts += [cache.count(k, name="tokens.cache") for k in ("read", "write")]
     known = [p for p in read_parts if p is not None]
-    return (sum(known) if known else None), count(where, "tokens.output", tokens.get("output"))
+    return (sum(known) if known else None), fields.count("output")
 
 
 def _sum(values: list[Any]) -> Any:
@@ -79,12 +67,13 @@ def _sum(values: list[Any]) -> Any:
 
 def _from_phases(where: str, phases: list[dict[str, Any]]) -> dict[str, Any]:
     tokens = [_tokens(where, p.get("tokens")) for p in phases]
+    phase_fields = [Fields(where, p) for p in phases]
     return {
-        "seconds": _sum([number(where, "elapsed_seconds", p.get("elapsed_seconds")) for p in phases]),
+        "seconds": _sum([f.number("elapsed_seconds") for f in phase_fields]),
         "tokens_in": _sum([t[0] for t in tokens]),
         "tokens_out": _sum([t[1] for t in tokens]),
-        "cost_usd": _sum([number(where, "cost_usd", p.get("cost_usd")) for p in phases]),
-        "day": day(where, "started_at", phases[0].get("started_at")) if phases else None,
+        "cost_usd": _sum([f.number("cost_usd") for f in phase_fields]),
+        "day": phase_fields[0].day("started_at") if phases else None,
         "phases": len(phases),
     }
 
@@ -111,17 +100,15 @@ def _from_phase_files(paths: list[Path]) -> dict[str, Any]:
 
 
 def _claude_code(where: str, result: dict[str, Any]) -> dict[str, Any]:
-    usage: dict[str, Any] = result["usage_total"] if isinstance(result.get("usage_total"), dict) else {}
-    read = [
-        count(where, f"usage_total.{k}", usage.get(k))
-        for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
-    ]
+    fields = Fields(where, result)
+    usage = fields.nested("usage_total")
+    read = [usage.count(k) for k in ("input_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")]
     return {
-        "seconds": number(where, "elapsed_seconds", result.get("elapsed_seconds")),
+        "seconds": fields.number("elapsed_seconds"),
         "tokens_in": _sum(read),
-        "tokens_out": count(where, "usage_total.output_tokens", usage.get("output_tokens")),
-        "cost_usd": _reported(number(where, "total_cost_usd", result.get("total_cost_usd"))),
-        "day": day(where, "started_at", result.get("started_at")),
+        "tokens_out": usage.count("output_tokens"),
+        "cost_usd": _reported(fields.number("total_cost_usd")),
+        "day": fields.day("started_at"),
         "phases": 1,
     }
 
@@ -130,9 +117,9 @@ def _orchestration(path: Path) -> dict[str, Any]:
     steps = list(json_lines(path))
     facts = [
         (
-            number(where, "elapsed_s", step.get("elapsed_s")),
+            Fields(where, step).number("elapsed_s"),
             *_tokens(where, _as_phase_tokens(step.get("executor_tokens"))),
-            number(where, "executor_cost_usd", step.get("executor_cost_usd")),
+            Fields(where, step).number("executor_cost_usd"),
         )
         for where, step in steps
     ]
@@ -142,7 +129,7 @@ def _orchestration(path: Path) -> dict[str, Any]:
         "tokens_in": _sum([f[1] for f in facts]),
         "tokens_out": _sum([f[2] for f in facts]),
         "cost_usd": _reported(_sum([f[3] for f in facts])),
-        "day": day(first[0], "started_at", first[1].get("started_at")),
+        "day": Fields(*first).day("started_at"),
         "phases": len(steps),
     }
 
@@ -171,9 +158,9 @@ def run_facts(folder: Path) -> dict[str, Any]:
         # A resumed run's result.json may list only the phases of its last attempt: the phase files hold all.
         if phases and len(phases) >= len(phase_files):
             facts = _from_phases(where, phases)
-            total = number(where, "elapsed_seconds_total", result.get("elapsed_seconds_total"))
+            total = Fields(where, result).number("elapsed_seconds_total")
             facts["seconds"] = total if total is not None else facts["seconds"]
-            cost = number(where, "cost_usd_total", result.get("cost_usd_total"))
+            cost = Fields(where, result).number("cost_usd_total")
             facts["cost_usd"] = _reported(cost if cost is not None else facts["cost_usd"])
             return facts
         if "usage_total" in result:
@@ -181,7 +168,7 @@ def run_facts(folder: Path) -> dict[str, Any]:
         if phases:
             facts = _from_phase_files(phase_files)
             # The authors' corrected total (from cumulative costs) over the sum of phase costs, where given.
-            cost = number(where, "cost_usd_total", result.get("cost_usd_total"))
+            cost = Fields(where, result).number("cost_usd_total")
             facts["cost_usd"] = _reported(cost if cost is not None else facts["cost_usd"])
             return facts
     phase_files = _phase_files(folder)
@@ -201,8 +188,9 @@ def parse(path: Path, source: str | None = None) -> ParsedSource:
         raise LabInputError(str(grades_path), "missing: the grades from the authors' reports, one line per run")
     graded: dict[str, tuple[str, dict[str, Any]]] = {}
     for where, line in json_lines(grades_path):
-        folder = text(where, "folder", line.get("folder"), required=True)
-        slug = text(where, "slug", line.get("slug"), required=True)
+        fields = Fields(where, line)
+        folder = fields.text("folder", required=True)
+        slug = fields.text("slug", required=True)
         if not folder.startswith("results") or "/" in folder or "/" in slug or slug.startswith("."):
             raise LabInputError(where, f"not a run folder: {folder}/{slug}")
         key = f"{folder}/{slug}"
@@ -219,24 +207,24 @@ def parse(path: Path, source: str | None = None) -> ParsedSource:
         if not run_folder.is_dir():
             raise LabInputError(where, f"no run folder {key}")
         runs.append(_run(key, where, line, run_facts(run_folder)))
-    info = SOURCE if source is None else SourceInfo(**{**SOURCE.__dict__, "name": source})
-    return ParsedSource(source=info, runs=runs)
+    return ParsedSource(source=SOURCE.named(source), runs=runs)
 
 
 def _run(key: str, where: str, line: dict[str, Any], facts: dict[str, Any]) -> RunRecord:
-    scale = text(where, "rubric_scale", line.get("rubric_scale"))
+    fields = Fields(where, line)
+    scale = fields.text("rubric_scale")
     version = SCORED_SCALES.get(scale) or ("v2" if scale.startswith("v2") or key.startswith("results-v2/") else "v1")
-    score = number(where, "rubric_score", line.get("rubric_score"))
+    score = fields.number("rubric_score")
     if score is not None and score > 100:
         raise LabInputError(where, f"rubric_score must be at most 100, not {score:g}")
     graded = scale in SCORED_SCALES and score is not None
-    variant = text(where, "variant", line.get("variant"))
-    planner = model_name(where, "planner_model", line.get("planner_model"))
-    builder = model_name(where, "executor_model", line.get("executor_model"))
+    variant = fields.text("variant")
+    planner = fields.model("planner_model")
+    builder = fields.model("executor_model")
     paired = bool(planner and builder) and variant != "solo"
     extras = {
         "variant": variant,
-        "label": text(where, "label", line.get("label"), length=200),
+        "label": fields.text("label", length=200),
         "rubric_scale": scale,
         "score_source": line.get("score_source"),
         "phases": facts["phases"],
@@ -247,12 +235,11 @@ def _run(key: str, where: str, line: dict[str, Any], facts: dict[str, Any]) -> R
     return RunRecord(
         key=key,
         task=TASKS[version],
-        model=model_name(where, "model", line.get("model"), required=True),
+        model=fields.model("model", required=True),
         planner=planner if paired else "",
         builder=builder if paired else "",
-        # "manual-orchestration (planner: …)": the words in brackets describe the set-up, kept in the label.
-        harness=text(where, "harness", line.get("harness"), length=300).split(" (")[0][:100],
-        effort=text(where, "effort", line.get("effort"), length=EFFORT_LENGTH),
+        harness=fields.harness(),
+        effort=fields.effort(),
         grade=score if graded else None,
         grade_max=100.0 if graded else None,
         seconds=facts["seconds"],

@@ -4,7 +4,7 @@ import datetime as dt
 import json
 import math
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,10 @@ class SourceInfo:
     commit: str = ""
     grade_words: str = ""
     caveats: str = ""
+
+    def named(self, name: str | None) -> "SourceInfo":
+        """This source, renamed when the import names it."""
+        return self if name is None else replace(self, name=name)
 
 
 @dataclass(frozen=True)
@@ -145,6 +149,43 @@ def day(where: str, name: str, value: object) -> dt.date | None:
         return dt.date.fromisoformat(value.strip()[:10])
     except ValueError as error:
         raise LabInputError(where, f"{name} must be a YYYY-MM-DD date, not {value!r}") from error
+
+
+class Fields:
+    """The checked conversions above, reading one object's keys: `fields.number("cost_usd")` reads
+    row["cost_usd"] and names it in any error (prefixed, for a nested object: "tokens.input")."""
+
+    def __init__(self, where: str, row: dict[str, Any], *, prefix: str = "") -> None:
+        self.where = where
+        self.row = row
+        self.prefix = prefix
+
+    def nested(self, key: str) -> "Fields":
+        """The object under `key` (an empty one where it is not an object)."""
+        inner = self.row.get(key)
+        return Fields(self.where, inner if isinstance(inner, dict) else {}, prefix=f"{self.prefix}{key}.")
+
+    def text(self, key: str, *, required: bool = False, length: int = SHORT_LENGTH) -> str:
+        return text(self.where, self.prefix + key, self.row.get(key), required=required, length=length)
+
+    def number(self, key: str, *, minimum: float | None = 0.0) -> float | None:
+        return number(self.where, self.prefix + key, self.row.get(key), minimum=minimum)
+
+    def count(self, key: str, *, name: str | None = None) -> int | None:
+        return count(self.where, name or self.prefix + key, self.row.get(key))
+
+    def model(self, key: str, *, required: bool = False) -> str:
+        return model_name(self.where, self.prefix + key, self.row.get(key), required=required)
+
+    def day(self, key: str) -> dt.date | None:
+        return day(self.where, self.prefix + key, self.row.get(key))
+
+    def effort(self, key: str = "effort") -> str:
+        return text(self.where, self.prefix + key, self.row.get(key), length=EFFORT_LENGTH)
+
+    def harness(self) -> str:
+        """The harness's name: words in brackets describe the set-up ("manual-orchestration (planner: …)")."""
+        return self.text("harness", length=300).split(" (")[0][:100]
 
 
 def parse(path: Path, fmt: str, *, source: str | None = None) -> ParsedSource:

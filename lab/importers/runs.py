@@ -14,20 +14,7 @@ import hashlib
 import json
 from pathlib import Path
 
-from lab.importers.common import (
-    EFFORT_LENGTH,
-    KEY_LENGTH,
-    LabInputError,
-    ParsedSource,
-    RunRecord,
-    SourceInfo,
-    count,
-    day,
-    json_lines,
-    model_name,
-    number,
-    text,
-)
+from lab.importers.common import KEY_LENGTH, Fields, LabInputError, ParsedSource, RunRecord, SourceInfo, json_lines
 
 FIELDS = ("task", "model", "grade", "grade_max", "seconds", "tokens_in", "tokens_out", "cost_usd", "harness", "day")
 OPTIONAL = ("planner", "builder", "effort")
@@ -43,15 +30,16 @@ def parse(path: Path, source: str | None = None) -> ParsedSource:
         missing = [f for f in FIELDS if f not in row]
         if missing:
             raise LabInputError(where, f"missing {', '.join(missing)}")
-        grade = number(where, "grade", row["grade"], minimum=None)
-        grade_max = number(where, "grade_max", row["grade_max"])
+        fields = Fields(where, row)
+        grade = fields.number("grade", minimum=None)
+        grade_max = fields.number("grade_max")
         if grade is not None:
             if grade_max is None or grade_max <= 0:
                 raise LabInputError(where, "a grade needs a positive grade_max")
             if not 0 <= grade <= grade_max:
                 raise LabInputError(where, f"grade must be between 0 and grade_max ({grade_max:g}), not {grade:g}")
-        planner = model_name(where, "planner", row.get("planner"))
-        builder = model_name(where, "builder", row.get("builder"))
+        planner = fields.model("planner")
+        builder = fields.model("builder")
         if bool(planner) != bool(builder):
             raise LabInputError(where, "a pairing names both planner and builder")
         digest = hashlib.sha256(json.dumps(row, sort_keys=True).encode()).hexdigest()[:20]
@@ -61,19 +49,19 @@ def parse(path: Path, source: str | None = None) -> ParsedSource:
         runs.append(
             RunRecord(
                 key=key,
-                task=text(where, "task", row["task"], required=True, length=KEY_LENGTH),
-                model=model_name(where, "model", row["model"], required=True),
+                task=fields.text("task", required=True, length=KEY_LENGTH),
+                model=fields.model("model", required=True),
                 planner=planner,
                 builder=builder,
-                harness=text(where, "harness", row["harness"]),
-                effort=text(where, "effort", row.get("effort"), length=EFFORT_LENGTH),
+                harness=fields.text("harness"),
+                effort=fields.effort(),
                 grade=grade,
                 grade_max=grade_max if grade is not None else None,
-                seconds=number(where, "seconds", row["seconds"]),
-                tokens_in=count(where, "tokens_in", row["tokens_in"]),
-                tokens_out=count(where, "tokens_out", row["tokens_out"]),
-                cost_usd=number(where, "cost_usd", row["cost_usd"]),
-                day=day(where, "day", row["day"]),
+                seconds=fields.number("seconds"),
+                tokens_in=fields.count("tokens_in"),
+                tokens_out=fields.count("tokens_out"),
+                cost_usd=fields.number("cost_usd"),
+                day=fields.day("day"),
                 extras=extras,
             )
         )

@@ -8,19 +8,7 @@ time only, the one time the trajectories record.
 
 from pathlib import Path
 
-from lab.importers.common import (
-    EFFORT_LENGTH,
-    LabInputError,
-    ParsedSource,
-    RunRecord,
-    SourceInfo,
-    count,
-    day,
-    json_lines,
-    model_name,
-    number,
-    text,
-)
+from lab.importers.common import Fields, LabInputError, ParsedSource, RunRecord, SourceInfo, json_lines
 
 SOURCE = SourceInfo(
     name="swebench-pro",
@@ -42,8 +30,9 @@ def parse(path: Path, source: str | None = None) -> ParsedSource:
     runs = []
     seen: set[str] = set()
     for where, row in json_lines(path):
-        task = text(where, "instance_id", row.get("instance_id"), required=True, length=300)
-        model = model_name(where, "model", row.get("model"), required=True)
+        fields = Fields(where, row)
+        task = fields.text("instance_id", required=True, length=300)
+        model = fields.model("model", required=True)
         key = f"{task}:{model}"
         if key in seen:
             raise LabInputError(where, f"{task} with {model} is listed twice")
@@ -57,18 +46,16 @@ def parse(path: Path, source: str | None = None) -> ParsedSource:
                 key=key,
                 task=task,
                 model=model,
-                harness=text(where, "harness", row.get("harness"), length=300).split(" (")[0][:100],
-                effort=text(where, "effort", row.get("effort"), length=EFFORT_LENGTH),
+                harness=fields.harness(),
+                effort=fields.effort(),
                 grade=1.0 if resolved else 0.0,
                 grade_max=1.0,
                 resolved=resolved,
-                seconds=number(where, "tool_time_seconds", row.get("tool_time_seconds")) if stats else None,
-                tokens_in=count(where, "tokens_sent", row.get("tokens_sent")) if stats else None,
-                tokens_out=count(where, "output_tokens_recounted", row.get("output_tokens_recounted"))
-                if stats
-                else None,
-                cost_usd=number(where, "cost_usd", row.get("cost_usd")) if stats else None,
-                day=day(where, "day", row.get("day")),
+                seconds=fields.number("tool_time_seconds") if stats else None,
+                tokens_in=fields.count("tokens_sent") if stats else None,
+                tokens_out=fields.count("output_tokens_recounted") if stats else None,
+                cost_usd=fields.number("cost_usd") if stats else None,
+                day=fields.day("day"),
                 extras={
                     "task_repo": row.get("task_repo"),
                     "submitted": row.get("submitted"),
@@ -77,5 +64,4 @@ def parse(path: Path, source: str | None = None) -> ParsedSource:
                 },
             )
         )
-    info = SOURCE if source is None else SourceInfo(**{**SOURCE.__dict__, "name": source})
-    return ParsedSource(source=info, runs=runs)
+    return ParsedSource(source=SOURCE.named(source), runs=runs)

@@ -21,14 +21,13 @@ transcripts of Claude Code 1.x and 2.x):
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
+from pragmatikos_recorder.jsonl import json_objects
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
 from pragmatikos_recorder.timeutil import parse_ts
 
@@ -53,24 +52,6 @@ def find_logs(root: Path) -> list[Path]:
     # Oldest first: a resumed session's file repeats what an older one holds, and the older one keeps it.
     found = [p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-")]
     return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
-
-
-def _read_lines(path: Path) -> Iterator[dict[str, Any]]:
-    try:
-        handle = path.open(encoding="utf-8", errors="replace")
-    except OSError:
-        return
-    with handle:
-        for line in handle:
-            line = line.strip()
-            if not line:
-                continue
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:  # a line cut short while the agent was writing
-                continue
-            if isinstance(entry, dict):
-                yield entry
 
 
 def _text_of(content: Any) -> str:
@@ -268,7 +249,7 @@ def _subagent_files(path: Path, session_id: str) -> list[Path]:
     # Older versions wrote subagents beside the session as agent-*.jsonl carrying the parent's sessionId.
     beside = []
     for candidate in sorted(path.parent.glob("agent-*.jsonl")):
-        for entry in _read_lines(candidate):
+        for entry in json_objects(candidate):
             if entry.get("sessionId") == session_id:
                 beside.append(candidate)
             break
@@ -296,9 +277,9 @@ def parse(path: Path, seen: Seen | None = None) -> list[Session]:
     resumed session makes of them are not counted again.
     """
     seen = seen if seen is not None else Seen()
-    main = list(_read_lines(path))
+    main = list(json_objects(path))
     session_id = next((str(e["sessionId"]) for e in main if e.get("sessionId")), path.stem)
-    sub_entries = [entry for sub in _subagent_files(path, session_id) for entry in _read_lines(sub)]
+    sub_entries = [entry for sub in _subagent_files(path, session_id) for entry in json_objects(sub)]
     everything = main + sub_entries
     main, sub_entries = _not_seen(main, seen), _not_seen(sub_entries, seen)
     _remember(everything, seen)

@@ -27,6 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
+from pragmatikos_recorder.jsonl import json_objects
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
 from pragmatikos_recorder.timeutil import parse_ts
 
@@ -51,18 +52,7 @@ def find_logs(root: Path) -> list[Path]:
 
 
 def _lines(path: Path) -> Iterator[dict[str, Any]]:
-    try:
-        handle = path.open(encoding="utf-8", errors="replace")
-    except OSError:
-        return
-    with handle:
-        for line in handle:
-            try:
-                entry = json.loads(line)
-            except json.JSONDecodeError:
-                continue
-            if isinstance(entry, dict) and isinstance(entry.get("payload"), dict):
-                yield entry
+    return (entry for entry in json_objects(path) if isinstance(entry.get("payload"), dict))
 
 
 def _succeeded(output: Any) -> bool:

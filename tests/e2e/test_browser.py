@@ -1,70 +1,15 @@
-"""Drive the leaderboard in headless Chromium: click through to a pairing and a comparison.
-
-Uses Debian's chromium package (never a downloaded browser). Screenshots land in
-tests/screenshots/ for a person to look at.
-"""
-
-from collections.abc import Iterator
-from pathlib import Path
+"""Drive the leaderboard in headless Chromium: click through to a pairing and a comparison."""
 
 import pytest
 
-from leaderboard import caching, demo
+from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing, serve_demo
 
-CHROMIUM = Path("/usr/bin/chromium")
-SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-DESKTOP = {"width": 1280, "height": 900}
-PHONE = {"width": 390, "height": 844}
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Chromium at /usr/bin/chromium: apt-get install chromium (.ci/run does)"
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 
 @pytest.fixture
 def site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
-    # The pool is stored before the browser starts: Playwright's loop must not share a thread with the ORM.
-    caching.forget_local_pages()
-    demo.load_demo(count=1500)
-    return str(live_server.url)
-
-
-@pytest.fixture
-def browser() -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    SCREENSHOTS.mkdir(exist_ok=True)
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        yield chromium
-        chromium.close()
-
-
-# Elements wider than the screen, outside the boxes that scroll on their own (tables, tabs).
-OVERFLOWING = """(width) => [...document.body.querySelectorAll('*')]
-  .filter(e => !e.closest('.table-wrap, .tabs') && e.getBoundingClientRect().right > width + 1)
-  .map(e => e.tagName.toLowerCase() + (e.className && typeof e.className === 'string' ? '.' + e.className : ''))"""
-
-
-def overflowing(page, width: int) -> list[str]:  # type: ignore[no-untyped-def]
-    """What sticks out past a screen `width` px wide (a phone browser would zoom the page out)."""
-    found = page.evaluate(OVERFLOWING, width)
-    if page.evaluate("document.documentElement.scrollWidth") > width + 1:
-        found.append("html")
-    return list(found)
+    return serve_demo(live_server, count=1500)
 
 
 def test_it_clicks_from_the_leaderboard_to_a_pairing_and_a_comparison(site: str, browser) -> None:  # type: ignore[no-untyped-def]

@@ -1,22 +1,12 @@
-"""Every page works in headless Chromium under the Content-Security-Policy, without one violation.
-
-Uses Debian's chromium package (never a downloaded browser), as test_browser.py does.
-"""
+"""Every page works in headless Chromium under the Content-Security-Policy, without one violation."""
 
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from leaderboard import caching, demo
+from tests.e2e.conftest import BROWSER_TESTS, PHONE, serve_demo
 
-CHROMIUM = Path("/usr/bin/chromium")
-CHROMIUM_ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"]
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Chromium at /usr/bin/chromium: apt-get install chromium"),
-]
+pytestmark = BROWSER_TESTS
 
 # Collected before any page script runs, so nothing the policy refuses goes unseen.
 RECORD_VIOLATIONS = """
@@ -29,21 +19,15 @@ document.addEventListener('securitypolicyviolation', (e) => {
 
 @pytest.fixture
 def site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
-    caching.forget_local_pages()
-    demo.load_demo(count=600)
-    return str(live_server.url)
+    return serve_demo(live_server, count=600)
 
 
 @pytest.fixture
-def page(site: str) -> Iterator[object]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
-        context = chromium.new_context(viewport={"width": 390, "height": 844})
-        context.add_init_script(RECORD_VIOLATIONS)
-        yield context.new_page()
-        chromium.close()
+def page(site: str, browser) -> Iterator[object]:  # type: ignore[no-untyped-def]
+    context = browser.new_context(viewport=PHONE)
+    context.add_init_script(RECORD_VIOLATIONS)
+    yield context.new_page()
+    context.close()
 
 
 def violations(page) -> list[str]:  # type: ignore[no-untyped-def]

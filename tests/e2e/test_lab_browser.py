@@ -6,29 +6,19 @@ from urllib.parse import urlencode
 import pytest
 from django.core.management import call_command
 
-from leaderboard import caching, demo
-from tests.e2e.test_browser import CHROMIUM, DESKTOP, PHONE, SCREENSHOTS, browser, overflowing
+from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing, serve_demo
 from tests.lab.conftest import AKITA
 
-__all__ = ["browser"]  # the fixture, shared with the leaderboard's browser tests
-
-pytestmark = [
-    pytest.mark.browser,
-    pytest.mark.skipif(
-        not CHROMIUM.exists(), reason="needs Chromium at /usr/bin/chromium: apt-get install chromium (.ci/run does)"
-    ),
-]
+pytestmark = BROWSER_TESTS
 
 PAIRING = "claude-opus-4.8 → claude-opus-4.8"
 
 
 @pytest.fixture
 def lab_site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
-    # Stored before the browser starts: Playwright's loop must not share a thread with the ORM.
-    caching.forget_local_pages()
-    demo.load_demo(count=1500)
+    url = serve_demo(live_server, count=1500)
     call_command("import_lab", str(AKITA), "--format", "akita", stdout=StringIO())
-    return str(live_server.url)
+    return url
 
 
 def test_it_clicks_from_a_field_pairing_to_its_lab_rows(lab_site: str, browser) -> None:  # type: ignore[no-untyped-def]

@@ -47,6 +47,19 @@ def run_together(*calls: Callable[[], Any], expect: type = ContributionResult) -
     return results
 
 
+def contribute_and_retract_at_once(batch: Envelope, install: uuid.UUID) -> tuple[object, int]:
+    """(the contribution's result, or the InstallRetractedError it met; the rows the retraction deleted)."""
+
+    def send() -> object:
+        try:
+            return contribute(envelope=batch, now=timezone.now())
+        except InstallRetractedError as refused:
+            return refused
+
+    outcome, deleted = run_together(send, lambda: retract(install=install, now=timezone.now()), expect=object)
+    return outcome, deleted
+
+
 @pytest.mark.django_db(transaction=True)
 def test_it_neither_loses_nor_double_counts_two_requests_of_one_install_at_once() -> None:
     install = str(uuid.uuid4())
@@ -85,13 +98,7 @@ def test_it_leaves_nothing_behind_when_a_retraction_races_a_contribution() -> No
     contribute(envelope=validated(envelope(5, install=install)), now=timezone.now())
     batch = validated(envelope([cycle_facts(i) for i in range(10, 400)], install=install))
 
-    def send() -> object:
-        try:
-            return contribute(envelope=batch, now=timezone.now())
-        except InstallRetractedError as refused:
-            return refused
-
-    outcome, deleted = run_together(send, lambda: retract(install=install, now=timezone.now()), expect=object)
+    outcome, deleted = contribute_and_retract_at_once(batch, install)
 
     # Whichever came first, the retraction wins: nothing of the install is left.
     assert Cycle.objects.count() == 0
@@ -107,13 +114,7 @@ def test_it_leaves_nothing_behind_when_a_new_installs_first_contribution_races_i
     install = uuid.uuid4()
     batch = validated(envelope([cycle_facts(i) for i in range(300)], install=str(install)))
 
-    def send() -> object:
-        try:
-            return contribute(envelope=batch, now=timezone.now())
-        except InstallRetractedError as refused:
-            return refused
-
-    outcome, deleted = run_together(send, lambda: retract(install=install, now=timezone.now()), expect=object)
+    outcome, deleted = contribute_and_retract_at_once(batch, install)
 
     assert Cycle.objects.count() == 0
     assert deleted in (0, 300)

@@ -3,6 +3,7 @@
 from collections.abc import Iterator
 
 import pytest
+from django.utils import timezone
 
 from leaderboard import caching, demo
 from leaderboard.models import Snapshot
@@ -27,3 +28,22 @@ def demo_snapshot(db: None) -> Snapshot:
 
 def ranked_labels(snapshot: Snapshot, view: str) -> list[str]:
     return [group["label"] for group in snapshot.views[view]["groups"]]
+
+
+def page_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
+    """Every public page and rankings download, with the parameters that choose a view, window or group."""
+    first, second = ranked_labels(snapshot, "modelCombo")[:2]
+    today = timezone.now().date()
+    return [
+        ("/", {}),
+        ("/", {"view": "family"}),
+        ("/", {"window": "90"}),
+        ("/", {"window": "custom", "since": str(today.replace(day=1)), "until": str(today)}),
+        ("/pairing/", {"view": "modelCombo", "label": first}),
+        ("/compare/", {"view": "modelCombo", "a": first, "b": second}),
+        ("/compare/", {}),
+        ("/methodology/", {}),
+        ("/contribute/", {}),
+        ("/data/", {}),
+        ("/data/rankings.csv", {"view": "model"}),
+    ]

@@ -21,7 +21,7 @@ from bench.scratch import free_port
 from leaderboard import caching, exports, services, soft_cache
 from leaderboard.models import Snapshot
 from tests.ingest.envelopes import envelope
-from tests.pages.conftest import ranked_labels
+from tests.pages.conftest import page_paths, ranked_labels
 
 
 def redis_cache(port: int) -> dict[str, Any]:
@@ -45,29 +45,15 @@ def unreachable_cache(settings: Any) -> Iterator[None]:
     caching.forget_local_pages()
 
 
-def page_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
-    first, second = ranked_labels(snapshot, "modelCombo")[:2]
-    today = timezone.now().date()
-    return [
-        ("/", {}),
-        ("/", {"view": "family"}),
-        ("/", {"window": "90"}),
-        ("/", {"window": "custom", "since": str(today.replace(day=1)), "until": str(today)}),
-        ("/pairing/", {"view": "modelCombo", "label": first}),
-        ("/compare/", {"view": "modelCombo", "a": first, "b": second}),
-        ("/methodology/", {}),
-        ("/contribute/", {}),
-        ("/data/", {}),
-        ("/data/rankings.csv", {"view": "model"}),
-        ("/api/v1/pool.json", {}),
-        ("/api/v1/pool.json", {"since": str(today.replace(day=1))}),
-    ]
+def page_and_download_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
+    since = str(timezone.now().date().replace(day=1))
+    return [*page_paths(snapshot), ("/api/v1/pool.json", {}), ("/api/v1/pool.json", {"since": since})]
 
 
 def test_it_serves_every_page_and_download_with_the_cache_unreachable(
     demo_snapshot: Snapshot, unreachable_cache: None, client: Client
 ) -> None:
-    for path, params in page_paths(demo_snapshot):
+    for path, params in page_and_download_paths(demo_snapshot):
         response = client.get(path, params)
         assert response.status_code == 200, (path, params)
         if not path.startswith("/api/"):

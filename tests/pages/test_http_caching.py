@@ -5,8 +5,7 @@ from django.test import Client
 from leaderboard import caching, services
 from leaderboard.models import Snapshot
 from tests.factories import make_contributor, make_cycles
-from tests.pages.conftest import ranked_labels
-from tests.pages.test_queries_and_cache import page_paths
+from tests.pages.conftest import page_paths, ranked_labels
 
 
 def cacheable_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:

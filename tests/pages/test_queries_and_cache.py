@@ -1,32 +1,13 @@
 import gzip
 
 from django.test import Client
-from django.utils import timezone
 
 from leaderboard import caching, exports, services
 from leaderboard.models import Snapshot
 from tests.factories import make_contributor, make_cycles
-from tests.pages.conftest import ranked_labels
+from tests.pages.conftest import page_paths, ranked_labels
 
 MAX_QUERIES = 3
-
-
-def page_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
-    first, second = ranked_labels(snapshot, "modelCombo")[:2]
-    today = timezone.now().date()
-    return [
-        ("/", {}),
-        ("/", {"view": "family"}),
-        ("/", {"window": "90"}),
-        ("/", {"window": "custom", "since": str(today.replace(day=1)), "until": str(today)}),
-        ("/pairing/", {"view": "modelCombo", "label": first}),
-        ("/compare/", {"view": "modelCombo", "a": first, "b": second}),
-        ("/compare/", {}),
-        ("/methodology/", {}),
-        ("/contribute/", {}),
-        ("/data/", {}),
-        ("/data/rankings.csv", {"view": "model"}),
-    ]
 
 
 def test_it_runs_at_most_three_queries_per_page(

@@ -10,6 +10,8 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -18,11 +20,9 @@ from django.conf import settings
 from leaderboard import services
 from leaderboard.coordination import LOCK_KEY, PENDING_KEY, RedisCoordinator, coordinator, exclusive
 from leaderboard.models import Snapshot
-from leaderboard.services import recompute_snapshot
 from leaderboard.tasks import recompute_rankings
-from pragmatikos.celery import app as celery_app
 from tests.factories import make_contributor, make_cycles
-from tests.pipeline.workers import REPO, child_database_env, start_worker
+from tests.pipeline import workers
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -45,64 +45,37 @@ def redis_coordinator() -> RedisCoordinator:
     return coord
 
 
-def wait_for_line(process: subprocess.Popen[bytes], marker: bytes, seconds: float) -> bytes:
-    assert process.stdout is not None
-    seen = b""
-    deadline = time.monotonic() + seconds
-    while marker not in seen and time.monotonic() < deadline and process.poll() is None:
-        seen += process.stdout.readline()
-    assert marker in seen, seen.decode(errors="replace")[-3000:]
-    return seen
-
-
-def wait_for_worker(process: subprocess.Popen[bytes]) -> None:
-    deadline = time.monotonic() + 30
-    while not celery_app.control.ping(timeout=0.5):
-        assert process.poll() is None, "the worker exited at start"
-        assert time.monotonic() < deadline, "the worker did not start within 30 s"
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    if process.poll() is None:
-        process.terminate()
-        try:
-            process.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+@contextmanager
+def worker_scoring_8000_cycles(*, resamples: int, pool: str = "solo") -> Iterator[subprocess.Popen[bytes]]:
+    """A worker that has started a queued recompute and loaded its 8,000 cycles: many resamples
+    keep it scoring long after. Stopped (or reaped) on the way out."""
+    worker = workers.start_worker(("SCORING_RESAMPLES", str(resamples)), pool=pool)
+    try:
+        workers.wait_for_worker(worker)
+        redis_coordinator().mark_pending()
+        recompute_rankings.delay()
+        workers.wait_for_line(worker, b"recompute: loaded 8000 cycles", 60)
+        time.sleep(1)
+        yield worker
+    finally:
+        workers.stop(worker)
 
 
 def start_lock_holder(lock_seconds: int) -> subprocess.Popen[bytes]:
-    env = child_database_env()
+    env = workers.child_database_env()
     env["RECOMPUTE_LOCK_SECONDS"] = str(lock_seconds)
     env["DJANGO_SETTINGS_MODULE"] = "pragmatikos.settings"
     command = [sys.executable, "-c", "import django; django.setup()\n" + HOLD_THE_LOCK]
-    return subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return subprocess.Popen(command, cwd=workers.REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
 
 
 def test_it_publishes_within_60_seconds_of_restarting_a_worker_killed_mid_recompute() -> None:
     coord = redis_coordinator()
-    make_cycles(make_contributor(), count=4000, seed=7)
-    old = recompute_snapshot()
-    assert old is not None
-    make_cycles(make_contributor(), count=4000, seed=8, key_offset=10_000)
-    celery_app.control.purge()
-    coord.take_pending()
+    workers.publish_then_store_more()
+    workers.forget_queued_recomputes(coord)
 
-    # Many resamples keep the first worker scoring long after it has loaded the cycles.
-    doomed = start_worker(("SCORING_RESAMPLES", "20000"))
-    try:
-        wait_for_worker(doomed)
-        coord.mark_pending()
-        recompute_rankings.delay()
-        wait_for_line(doomed, b"recompute: loaded 8000 cycles", 60)
-        time.sleep(1)
-        doomed.send_signal(signal.SIGKILL)
-        doomed.wait(timeout=30)
-    finally:
-        if doomed.poll() is None:
-            doomed.kill()
-            doomed.wait()
+    with worker_scoring_8000_cycles(resamples=20000) as doomed:
+        workers.kill(doomed)
 
     # What the dead worker left: its lock, lapsing within its time to live, and the recompute still owed.
     assert 0 < coord.client.ttl(LOCK_KEY) <= settings.RECOMPUTE_LOCK_SECONDS
@@ -111,7 +84,7 @@ def test_it_publishes_within_60_seconds_of_restarting_a_worker_killed_mid_recomp
 
     with tempfile.TemporaryFile() as log:
         restarted = time.monotonic()
-        worker = start_worker(output=log)
+        worker = workers.start_worker(output=log)
         try:
             while Snapshot.objects.count() < 2:
                 waited = time.monotonic() - restarted
@@ -122,7 +95,7 @@ def test_it_publishes_within_60_seconds_of_restarting_a_worker_killed_mid_recomp
                 time.sleep(0.5)
             print(f"new snapshot {time.monotonic() - restarted:.1f} s after the restart")
         finally:
-            stop(worker)
+            workers.stop(worker)
     newest = Snapshot.objects.latest("id")
     assert newest.cycles == 8000
     assert not coord.is_pending()
@@ -132,33 +105,22 @@ def test_it_publishes_within_60_seconds_of_restarting_a_worker_killed_mid_recomp
 def test_it_redoes_a_recompute_whose_pool_process_is_killed_without_any_restart() -> None:
     # The OOM killer's case: the worker's child process dies, its parent lives on.
     coord = redis_coordinator()
-    make_cycles(make_contributor(), count=4000, seed=7)
-    assert recompute_snapshot() is not None
-    make_cycles(make_contributor(), count=4000, seed=8, key_offset=10_000)
-    celery_app.control.purge()
-    coord.take_pending()
+    workers.publish_then_store_more()
+    workers.forget_queued_recomputes(coord)
 
     # Enough resamples to be killed while scoring, few enough that the redone one is quick.
-    worker = start_worker(("SCORING_RESAMPLES", "4000"), pool="prefork")
-    try:
-        wait_for_worker(worker)
-        coord.mark_pending()
-        recompute_rankings.delay()
-        wait_for_line(worker, b"recompute: loaded 8000 cycles", 60)
-        time.sleep(1)
+    with worker_scoring_8000_cycles(resamples=4000, pool="prefork") as worker:
         children = Path(f"/proc/{worker.pid}/task/{worker.pid}/children").read_text().split()
         assert len(children) == 1, children
         os.kill(int(children[0]), signal.SIGKILL)
         killed = time.monotonic()
         # The task is put back at once and turned away by the dead child's lock; it looks
         # again when the lock lapses.
-        wait_for_line(worker, b"recompute: loaded 8000 cycles", 60)
+        workers.wait_for_line(worker, b"recompute: loaded 8000 cycles", 60)
         restarted = time.monotonic() - killed
-        wait_for_line(worker, b"recompute: published snapshot", 120)
+        workers.wait_for_line(worker, b"recompute: published snapshot", 120)
         print(f"redone {restarted:.1f} s, published {time.monotonic() - killed:.1f} s after the kill")
         assert restarted <= settings.RECOMPUTE_LOCK_SECONDS + 10
-    finally:
-        stop(worker)
     assert Snapshot.objects.count() == 2
     assert Snapshot.objects.latest("id").cycles == 8000
     assert not coord.is_pending()
@@ -168,7 +130,7 @@ def test_it_renews_a_live_holders_lock_past_its_time_to_live() -> None:
     coord = redis_coordinator()
     holder = start_lock_holder(lock_seconds=2)
     try:
-        wait_for_line(holder, b"holding", 30)
+        workers.wait_for_line(holder, b"holding", 30)
         token = coord.client.get(LOCK_KEY)
         assert token is not None
         # Three lifetimes later the same holder still has it.
@@ -178,8 +140,7 @@ def test_it_renews_a_live_holders_lock_past_its_time_to_live() -> None:
             time.sleep(0.25)
         assert not coord.try_lock()
     finally:
-        holder.kill()
-        holder.wait()
+        workers.reap(holder)
         coord.client.delete(LOCK_KEY)
 
 
@@ -187,11 +148,10 @@ def test_it_lets_a_dead_holders_lock_lapse_within_its_time_to_live() -> None:
     coord = redis_coordinator()
     holder = start_lock_holder(lock_seconds=3)
     try:
-        wait_for_line(holder, b"holding", 30)
+        workers.wait_for_line(holder, b"holding", 30)
         time.sleep(4)  # past one lifetime: the lock is renewed, not its first grant
     finally:
-        holder.send_signal(signal.SIGKILL)
-        holder.wait()
+        workers.kill(holder)
     killed = time.monotonic()
     assert coord.client.exists(LOCK_KEY)
     while coord.client.exists(LOCK_KEY):

@@ -1,7 +1,6 @@
 """The pipeline with real processes: a Celery worker over Redis, and a recompute killed halfway."""
 
 import datetime as dt
-import signal
 import time
 import uuid
 
@@ -14,9 +13,8 @@ from ingest.columns import SCHEMA_3_COLUMNS
 from leaderboard.coordination import LOCK_KEY, coordinator
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.services import recompute_snapshot
-from pragmatikos.celery import app as celery_app
 from tests.factories import make_contributor, make_cycles
-from tests.pipeline.workers import child_database_env, start_recompute, start_worker
+from tests.pipeline import workers
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -42,18 +40,13 @@ def envelope(rows: int) -> dict[str, object]:
 
 @pytest.fixture
 def worker():
-    celery_app.control.purge()
-    coordinator().take_pending()
-    process = start_worker()
+    workers.forget_queued_recomputes(coordinator())
+    process = workers.start_worker()
     try:
-        deadline = time.monotonic() + 30
-        while not celery_app.control.ping(timeout=0.5):
-            assert process.poll() is None, process.stdout.read().decode()[-2000:]  # type: ignore[union-attr]
-            assert time.monotonic() < deadline, "the worker did not start within 30 s"
+        workers.wait_for_worker(process)
         yield process
     finally:
-        process.terminate()
-        process.wait(timeout=30)
+        workers.stop(process)
 
 
 def test_it_shows_a_contribution_in_the_rankings_within_15_seconds(worker, client: Client) -> None:
@@ -72,25 +65,15 @@ def test_it_shows_a_contribution_in_the_rankings_within_15_seconds(worker, clien
 
 
 def test_it_keeps_the_old_snapshot_when_a_recompute_is_killed_halfway() -> None:
-    make_cycles(make_contributor(), count=4000, seed=7)
-    old = recompute_snapshot()
-    assert old is not None
-    make_cycles(make_contributor(), count=4000, seed=8, key_offset=10_000)
+    old = workers.publish_then_store_more()
     # Many resamples keep the child busy scoring long after it has loaded the cycles.
-    child = start_recompute(("SCORING_RESAMPLES", "20000"))
+    child = workers.start_recompute(("SCORING_RESAMPLES", "20000"))
     try:
-        assert child.stdout is not None
-        loaded = b""
-        deadline = time.monotonic() + 60
-        while b"recompute: loaded" not in loaded and time.monotonic() < deadline:
-            loaded += child.stdout.readline()
-        assert b"recompute: loaded 8000 cycles" in loaded, loaded.decode()[-2000:]
+        workers.wait_for_line(child, b"recompute: loaded 8000 cycles", 60)
         time.sleep(0.5)
-        child.send_signal(signal.SIGKILL)
-        child.wait(timeout=30)
+        workers.kill(child)
     finally:
-        if child.poll() is None:
-            child.kill()
+        workers.reap(child)
     assert Snapshot.objects.count() == 1
     assert Client().get("/api/v1/pool.json").json()["meta"]["snapshot"] == str(old.id)
     # The killed holder's lock would expire by itself; clear it so later tests need not wait.
@@ -103,13 +86,13 @@ def test_it_keeps_the_old_snapshot_when_a_recompute_is_killed_while_publishing()
     assert old is not None
     scores_before = GroupScore.objects.count()
     make_cycles(make_contributor(), count=300, seed=8, key_offset=10_000)
-    url = child_database_env()["DATABASE_URL"]
+    url = workers.child_database_env()["DATABASE_URL"]
     # Hold the score-history table: the child writes its snapshot row, then waits inside
     # the publishing transaction on its first history row, and is killed there. The probe
     # runs outside any transaction, which would otherwise freeze its view of the activity.
     with psycopg.connect(url) as holder, psycopg.connect(url, autocommit=True) as probe:
         holder.execute("LOCK TABLE leaderboard_groupscore IN ACCESS EXCLUSIVE MODE")
-        child = start_recompute()
+        child = workers.start_recompute()
         try:
             waiting = None
             deadline = time.monotonic() + 60
@@ -120,11 +103,9 @@ def test_it_keeps_the_old_snapshot_when_a_recompute_is_killed_while_publishing()
                 ).fetchone()
                 time.sleep(0.1)
             assert waiting is not None, "the child never reached the publishing transaction"
-            child.send_signal(signal.SIGKILL)
-            child.wait(timeout=30)
+            workers.kill(child)
         finally:
-            if child.poll() is None:
-                child.kill()
+            workers.reap(child)
         holder.rollback()  # frees the table; the orphaned transaction ends once its client is found gone
         deadline = time.monotonic() + 30
         while probe.execute("SELECT 1 FROM pg_stat_activity WHERE pid = %s", waiting).fetchone():

@@ -1,13 +1,21 @@
 """Real processes for pipeline tests: a Celery worker and a recompute, on the test database."""
 
 import os
+import signal
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import IO
 
 from django.conf import settings
 from django.db import connection
+
+from leaderboard.coordination import Coordinator
+from leaderboard.models import Snapshot
+from leaderboard.services import recompute_snapshot
+from pragmatikos.celery import app as celery_app
+from tests.factories import make_contributor, make_cycles
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -41,3 +49,62 @@ def start_recompute(*extra_env: tuple[str, str]) -> subprocess.Popen[bytes]:
     env.update(dict(extra_env))
     command = [sys.executable, "manage.py", "recompute", "--force"]
     return subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+
+
+def wait_for_line(process: subprocess.Popen[bytes], marker: bytes, seconds: float) -> bytes:
+    """What the process printed up to the line holding `marker`; fails, with its output, after `seconds`."""
+    assert process.stdout is not None
+    seen = b""
+    deadline = time.monotonic() + seconds
+    while marker not in seen and time.monotonic() < deadline and process.poll() is None:
+        seen += process.stdout.readline()
+    assert marker in seen, seen.decode(errors="replace")[-3000:]
+    return seen
+
+
+def wait_for_worker(process: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + 30
+    while not celery_app.control.ping(timeout=0.5):
+        if process.poll() is not None:
+            said = process.stdout.read().decode(errors="replace")[-2000:] if process.stdout else ""
+            raise AssertionError(f"the worker exited at start\n{said}")
+        assert time.monotonic() < deadline, "the worker did not start within 30 s"
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    """Ask the process to end; kill it if it has not within 30 s."""
+    if process.poll() is None:
+        process.terminate()
+        try:
+            process.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
+
+
+def kill(process: subprocess.Popen[bytes]) -> None:
+    """SIGKILL, as the OOM killer sends: the process gets no chance to clean up."""
+    process.send_signal(signal.SIGKILL)
+    process.wait(timeout=30)
+
+
+def reap(process: subprocess.Popen[bytes]) -> None:
+    """Kill the process if a failed test left it running."""
+    if process.poll() is None:
+        process.kill()
+        process.wait()
+
+
+def forget_queued_recomputes(coord: Coordinator) -> None:
+    """No recompute left queued or owed by an earlier test."""
+    celery_app.control.purge()
+    coord.take_pending()
+
+
+def publish_then_store_more() -> Snapshot:
+    """A published snapshot of 4,000 cycles, then 4,000 more stored that no snapshot has scored yet."""
+    make_cycles(make_contributor(), count=4000, seed=7)
+    old = recompute_snapshot()
+    assert old is not None
+    make_cycles(make_contributor(), count=4000, seed=8, key_offset=10_000)
+    return old

@@ -1,0 +1,68 @@
+"""Headless Chromium for the browser tests: Debian's chromium package (never a downloaded browser).
+
+Screenshots land in tests/screenshots/ for a person to look at.
+"""
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from leaderboard import caching, demo
+
+CHROMIUM = Path("/usr/bin/chromium")
+SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+# Every test module here: `pytestmark = BROWSER_TESTS`.
+BROWSER_TESTS = [
+    pytest.mark.browser,
+    pytest.mark.skipif(
+        not CHROMIUM.exists(), reason="needs Chromium at /usr/bin/chromium: apt-get install chromium (.ci/run does)"
+    ),
+]
+
+# Elements wider than the screen, outside the boxes that scroll on their own (tables, tabs).
+OVERFLOWING = """(width) => [...document.body.querySelectorAll('*')]
+  .filter(e => !e.closest('.table-wrap, .tabs') && e.getBoundingClientRect().right > width + 1)
+  .map(e => e.tagName.toLowerCase() + (e.className && typeof e.className === 'string' ? '.' + e.className : ''))"""
+
+
+def overflowing(page, width: int) -> list[str]:  # type: ignore[no-untyped-def]
+    """What sticks out past a screen `width` px wide (a phone browser would zoom the page out)."""
+    found = page.evaluate(OVERFLOWING, width)
+    if page.evaluate("document.documentElement.scrollWidth") > width + 1:
+        found.append("html")
+    return list(found)
+
+
+def serve_demo(live_server, *, count: int) -> str:  # type: ignore[no-untyped-def]
+    """The live server's address, with a demo pool of `count` cycles published and no page held over.
+
+    Call it in a fixture the test names before `browser`: Playwright's loop must not share a
+    thread with the ORM, so everything is stored before the browser starts."""
+    caching.forget_local_pages()
+    demo.load_demo(count=count)
+    return str(live_server.url)
+
+
+@pytest.fixture
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    SCREENSHOTS.mkdir(exist_ok=True)
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()

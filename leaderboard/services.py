@@ -20,9 +20,9 @@ from leaderboard.selectors import (
     scoped_document,
     scoring_config,
 )
-from scoring.compare_samples import Samples, document_and_samples
+from scoring.compare import Samples, document_and_samples
 from scoring.document import prepare
-from scoring.enrich import enrich_document
+from scoring.rank_stability import enrich_document
 
 log = logging.getLogger(__name__)
 

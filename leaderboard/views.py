@@ -34,8 +34,8 @@ from leaderboard import charts, pages, soft_cache
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.selectors import WindowBusy, cycles_frame, scoped_document, scoring_config, snapshot_document
 from scoring import GroupNotRanked, compare_groups
+from scoring.compare import compare_from_samples
 from scoring.compare_rates import RateTest, ship_rate_test
-from scoring.compare_samples import compare_from_samples
 from scoring.shapes import ViewName
 
 logger = logging.getLogger(__name__)

@@ -19,6 +19,7 @@ from scoring.caveats import (
     point_ranks,
     point_worst_ranks,
 )
+from scoring.groupings import Grouping, view_groupings
 from scoring.judged import Contributions, JudgedCycles, contributions, judged_in_scope
 from scoring.scorecard import PointScorecard, point_scorecard
 from scoring.shapes import (
@@ -40,7 +41,6 @@ from scoring.shapes import (
     ViewMeta,
     ViewName,
 )
-from scoring.views import Grouping, view_groupings
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

@@ -4,8 +4,8 @@ import math
 
 import pytest
 
+from scoring.compare import compare_from_samples
 from scoring.compare_rates import ship_rate_test
-from scoring.compare_samples import compare_from_samples
 
 
 def test_it_matches_a_hand_computed_two_proportion_z() -> None:

@@ -15,7 +15,7 @@ from leaderboard import services
 from leaderboard.models import Snapshot
 from leaderboard.selectors import cycles_frame, scoring_config
 from scoring import compare_groups, compute_document
-from scoring.compare_samples import compare_from_samples, document_and_samples
+from scoring.compare import compare_from_samples, document_and_samples
 from tests.factories import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels
 

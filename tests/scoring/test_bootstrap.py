@@ -16,10 +16,10 @@ from scoring.bootstrap import (
     view_rng,
 )
 from scoring.caveats import contributorship, flags, interval_ranks, interval_worst_ranks, point_ranks
+from scoring.groupings import Grouping, view_groupings
 from scoring.judged import Contributions, JudgedCycles, contributions, judged_in_scope
 from scoring.scorecard import point_scorecard
 from scoring.shapes import DEFAULT_FAMILY_PATTERN, VIEWS
-from scoring.views import Grouping, view_groupings
 from tests.scoring.synthetic import synthetic_cycles
 
 

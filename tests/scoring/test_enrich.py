@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
-from scoring.adjusted import rank_stability
-from scoring.compare_samples import document_and_samples
+from scoring.compare import document_and_samples
 from scoring.document import prepare
-from scoring.enrich import RETIRED_FLAG, enrich_document
+from scoring.pairing_effects import rank_stability
+from scoring.rank_stability import RETIRED_FLAG, enrich_document
 
 POINT = ScoringConfig(resamples=0)
 PAIRING_VIEWS = ("modelCombo", "famCombo")

@@ -26,9 +26,9 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from scoring.adjusted import AdjustedFit, fit_pairing_effects
 from scoring.document import Prepared, ScoringConfig, prepare
 from scoring.finishing import finish_adjusted_score
+from scoring.pairing_effects import AdjustedFit, fit_pairing_effects
 from scoring.scorecard import PointScorecard, group_bags, point_scorecard, pool_bag_rows
 from scoring.shapes import SUMS, A, S
 from scoring.sums import evidence, pool_axes, raw_axes

@@ -10,7 +10,7 @@ import pytest
 from scipy import sparse
 from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
 
-from scoring.adjusted import AdjustedFit, PairingEffect, centred_contrasts, fit_pairing_effects, rank_stability
+from scoring.pairing_effects import AdjustedFit, PairingEffect, centred_contrasts, fit_pairing_effects, rank_stability
 
 
 def _pool(contributor: np.ndarray, pairing: np.ndarray, log_odds: np.ndarray, rng: np.random.Generator):

@@ -42,6 +42,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from scoring.document import ScoringConfig, prepare, score_view, view_document  # noqa: E402
+from scoring.judged import judged_mask  # noqa: E402
 from scoring.pairing_effects import fit_pairing_effects  # noqa: E402
 from scoring.shapes import CYCLE_COLUMNS, PAIR_ARROW, ViewName  # noqa: E402
 
@@ -242,7 +243,8 @@ class Tally:
                 self.wrong_way += (a_above and not a_truly_higher) or (b_above and a_truly_higher)
 
     def add_b3(self, frame: pd.DataFrame, ranked: set[str]) -> None:
-        fit = fit_pairing_effects(frame, labels=labels_of(frame), ranked=ranked)
+        judged = frame[judged_mask(frame)]
+        fit = fit_pairing_effects(judged, labels=labels_of(judged), ranked=ranked)
         if not fit.converged:
             return
         planted = {label: SHIP_EFFECT[i] for i, label in enumerate(PAIRING_LABELS) if label in ranked}

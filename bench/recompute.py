@@ -128,7 +128,7 @@ def measure(resamples: int) -> dict[str, float]:
     from scoring import compute_document
     from scoring.bootstrap import bootstrap_scores, view_rng
     from scoring.document import prepare, score_view
-    from scoring.rank_stability import enrich_document
+    from scoring.enrich import enrich_document
     from scoring.scorecard import point_scorecard
     from scoring.shapes import VIEWS
 

@@ -17,8 +17,8 @@ from leaderboard import soft_cache
 from leaderboard.labels import is_known_model
 from leaderboard.models import Snapshot
 from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
+from scoring.enrich import enrich_document
 from scoring.public_labels import fold_unshown_names
-from scoring.rank_stability import enrich_document
 
 # The scoring input: exactly the columns the scorer reads, in the order the one query selects them.
 FRAME_COLUMNS: tuple[str, ...] = CYCLE_COLUMNS

@@ -22,7 +22,7 @@ from leaderboard.selectors import (
 )
 from scoring.compare import Samples, document_and_samples
 from scoring.document import prepare
-from scoring.rank_stability import enrich_document
+from scoring.enrich import enrich_document
 
 log = logging.getLogger(__name__)
 

@@ -1,194 +1,33 @@
-"""What the recompute adds to a scored document: B3's adjusted pairing effects and the rank stability caveat.
+"""The rank stability caveat: each ranked group's point rank with every contributor left out in turn.
 
-Both read the same judged cycles and view groupings as compute_document (scoring.document.prepare), so labels,
-families and the judged filter are the engine's own. Either part may fail on some data; it then says so in the
-view's meta and the scores stay as published: enrichment never raises.
+For every ranked group, the range of its point rank (1 + the ranked groups with a strictly higher scoreAdj) when
+each contributor with judged cycles in scope is left out in turn. Leaving one out is not a new recompute: its
+(group, contributor) sums are subtracted from the group totals, the groups that fall below the ranking threshold
+leave the ranking and the pool, and the pool and finishing run once on the reduced sums of every leave-one-out at
+once. The latency medians without a contributor are exact: a bisection over each latency bag's running weights,
+less the running weight of the cycles left out (kept per contributor, group and cell as sorted keys), so no bag is
+ever rebuilt.
 
-Rank stability: for every ranked group, the range of its point rank (1 + the ranked groups with a strictly higher
-scoreAdj) when each contributor with judged cycles in scope is left out in turn. Leaving one out is not a new
-recompute: its (group, contributor) sums are subtracted from the group totals, the groups that fall below the
-ranking threshold leave the ranking and the pool, and the pool and finishing run once on the reduced sums of every
-leave-one-out at once. The latency medians without a contributor are exact: a bisection over each latency bag's
-running weights, less the running weight of the cycles left out (kept per contributor, group and cell as sorted
-keys), so no bag is ever rebuilt.
-
-Pure: numpy and pandas, no Django.
+Pure: numpy, no Django.
 """
 
-import logging
-import math
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import date
-from typing import Any
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
-from scoring.document import Prepared, ScoringConfig, prepare
+from scoring.document import Prepared, ScoringConfig
 from scoring.finishing import finish_adjusted_score
-from scoring.pairing_effects import AdjustedFit, fit_pairing_effects
 from scoring.scorecard import PointScorecard, group_bags, point_scorecard, pool_bag_rows
 from scoring.shapes import SUMS, A, S
 from scoring.sums import evidence, pool_axes, raw_axes
 
-log = logging.getLogger(__name__)
-
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
-# B3 is fitted for these pairing views (issue 5); modelEffortCombo splits pairings by effort too finely for it.
-ADJUSTED_VIEWS: tuple[str, ...] = ("modelCombo", "famCombo")
-# A flag older documents carried on most rows; the range is now a note the pages show where it reaches outside
-# the interval's rank range (leaderboard.pages.stability_note), so enrichment removes it.
-RETIRED_FLAG = "unstable-rank"
 # Leave-one-out runs x ranked groups finished at once; a few float arrays of ten times this size are alive.
 STABILITY_CHUNK_CELLS = 400_000
-
-
-def enrich_document(
-    document: dict[str, Any],
-    cycles: pd.DataFrame,
-    config: ScoringConfig,
-    *,
-    since: date | None = None,
-    until: date | None = None,
-    prepared: Prepared | None = None,
-) -> dict[str, Any]:
-    """Add the adjusted pairing effects and the rank ranges to a document from compute_document; never raises.
-
-    Give it the same cycles, config and window as compute_document had. Sets, on every ranked group of the views
-    in ADJUSTED_VIEWS, ``adjusted = {"odds_ratio", "ci": [lo, hi], "separable"}`` and, per such view,
-    ``meta.contributor_variance_share`` and ``meta.adjustment`` ("ok" or "adjustment unavailable: ...");
-    on every ranked group of every view ``rank_range = [best, worst]`` (None when unavailable): a stability note,
-    not a confidence statement, with ``meta.rank_stability`` ("ok" or "rank stability unavailable: ...").
-    The document is changed in place and returned. A caller that scored the same cycles may pass the engine's
-    `prepared` stage to spare preparing them again.
-    """
-    try:
-        _enrich(document, cycles, config, since, until, prepared)
-    except Exception:  # a document shaped unlike compute_document's: leave it as it is, published
-        log.exception("enrichment: skipped")
-    return document
-
-
-def _enrich(
-    document: dict[str, Any],
-    cycles: pd.DataFrame,
-    config: ScoringConfig,
-    since: date | None,
-    until: date | None,
-    prepared: Prepared | None,
-) -> None:
-    views: dict[str, Any] = document.get("views") or {}
-    for view, body in views.items():
-        _set_defaults(view, body)
-    try:
-        prepared = prepared or prepare(cycles, config, since, until)
-    except Exception as error:  # the scores are published whatever goes wrong here
-        log.exception("enrichment: could not read the cycles")
-        for view, body in views.items():
-            if view in ADJUSTED_VIEWS:
-                body["meta"]["adjustment"] = f"adjustment unavailable: {_reason(error)}"
-            body["meta"]["rank_stability"] = f"rank stability unavailable: {_reason(error)}"
-        return
-    for view, body in views.items():
-        if view in ADJUSTED_VIEWS:
-            try:
-                _apply_adjustment(body, _fit_view(prepared, view, _ranked_labels(body)))
-            except Exception as error:
-                log.exception("enrichment: adjustment of %s failed", view)
-                _set_adjustment_defaults(body)
-                body["meta"]["adjustment"] = f"adjustment unavailable: {_reason(error)}"
-        try:
-            _apply_rank_ranges(body, rank_ranges(prepared, view, config))
-        except Exception as error:
-            log.exception("enrichment: rank stability of %s failed", view)
-            _set_stability_defaults(body)
-            body["meta"]["rank_stability"] = f"rank stability unavailable: {_reason(error)}"
-
-
-def _reason(error: Exception) -> str:
-    # The operator has the exception in the log; the public document gets a fixed sentence.
-    return "an internal error stopped the computation"
-
-
-def _ranked_labels(body: dict[str, Any]) -> set[str]:
-    return {str(group["label"]) for group in body.get("groups", [])}
-
-
-def _set_defaults(view: str, body: dict[str, Any]) -> None:
-    """The keys every consumer can count on, before anything that could fail runs."""
-    body.setdefault("meta", {})
-    if view in ADJUSTED_VIEWS:
-        _set_adjustment_defaults(body)
-    _set_stability_defaults(body)
-
-
-def _set_adjustment_defaults(body: dict[str, Any]) -> None:
-    body["meta"]["contributor_variance_share"] = None
-    body["meta"]["adjustment"] = "adjustment unavailable: not computed"
-    for group in body.get("groups", []):
-        group["adjusted"] = {"odds_ratio": None, "ci": [None, None], "separable": None}
-
-
-def _set_stability_defaults(body: dict[str, Any]) -> None:
-    body["meta"]["rank_stability"] = "rank stability unavailable: not computed"
-    for group in body.get("groups", []):
-        group["rank_range"] = None
-        if RETIRED_FLAG in group.get("flags", []):
-            group["flags"].remove(RETIRED_FLAG)
-
-
-# B3 ------------------------------------------------------------------------------------------------------------
-
-
-def _fit_view(prepared: Prepared, view: str, ranked: set[str]) -> AdjustedFit:
-    """fit_pairing_effects over the judged cycles in scope, each labelled with its group in this view."""
-    grouping = prepared.groupings[view]  # type: ignore[index]
-    judged = prepared.judged
-    ranked_codes = np.array([label in ranked for label in grouping.labels], dtype=np.bool_)
-    codes = grouping.codes
-    # Only ship-judged cycles of ranked groups enter the fit; narrowing first keeps the frame small.
-    keep = np.flatnonzero((codes >= 0) & ranked_codes[np.maximum(codes, 0)] & (judged.numbers["ship_status"] == 0))
-    frame = pd.DataFrame(
-        {
-            "contributor": judged.contributor[keep],
-            "shipped": judged.numbers["shipped"][keep],
-            "ship_status": judged.numbers["ship_status"][keep],
-            "assistant_steps": judged.numbers["assistant_steps"][keep],
-            "edits": judged.numbers["edits"][keep],
-            "edit_paths": np.ones(len(keep), dtype=np.int64),  # judged means exactly one edited path (A1)
-        }
-    )
-    labels = np.asarray(grouping.labels, dtype=object)[codes[keep]] if len(grouping.labels) else np.array([], object)
-    return fit_pairing_effects(frame, labels=labels, ranked=ranked)
-
-
-def _finite(value: float | None) -> float | None:
-    return value if value is not None and math.isfinite(value) else None
-
-
-def _apply_adjustment(body: dict[str, Any], fit: AdjustedFit) -> None:
-    for group in body.get("groups", []):
-        effect = fit.effects.get(str(group["label"]))
-        if effect is None:
-            continue
-        ci = [_finite(effect.ci[0]), _finite(effect.ci[1])] if effect.ci is not None else [None, None]
-        group["adjusted"] = {"odds_ratio": _finite(effect.odds_ratio), "ci": ci, "separable": effect.separable}
-    body["meta"]["contributor_variance_share"] = _finite(fit.contributor_variance_share)
-    body["meta"]["adjustment"] = "ok" if fit.converged else fit.message
-
-
-# Rank stability ------------------------------------------------------------------------------------------------
-
-
-def _apply_rank_ranges(body: dict[str, Any], ranges: dict[str, tuple[int, int]]) -> None:
-    for group in body.get("groups", []):
-        bounds = ranges.get(str(group["label"]))
-        group["rank_range"] = None if bounds is None else [int(bounds[0]), int(bounds[1])]
-    body["meta"]["rank_stability"] = "ok"
 
 
 @dataclass(frozen=True)

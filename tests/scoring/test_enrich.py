@@ -10,8 +10,8 @@ import pytest
 from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
 from scoring.compare import document_and_samples
 from scoring.document import prepare
-from scoring.pairing_effects import rank_stability
-from scoring.rank_stability import RETIRED_FLAG, enrich_document
+from scoring.enrich import RETIRED_FLAG, enrich_document
+from tests.scoring.brute_force import rank_stability
 
 POINT = ScoringConfig(resamples=0)
 PAIRING_VIEWS = ("modelCombo", "famCombo")

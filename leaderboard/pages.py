@@ -8,7 +8,7 @@ import hashlib
 import json
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -493,47 +493,6 @@ def quick_links(view_doc: dict[str, Any], a: dict[str, Any]) -> dict[str, list[s
         if other[0] == planner and other[1] != builder:
             links["same_planner"].append(str(group["label"]))
     return links
-
-
-@dataclass
-class ScoreDifference:
-    """scoreAdj of A minus B, its interval (cluster bootstrap-t, K the smaller side's contributors) and how often A
-    came out ahead."""
-
-    difference: float | None = None
-    lo: float | None = None
-    hi: float | None = None
-    share_a_better: float | None = None
-    resamples: int | None = None
-    contributors: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def read_score_difference(result: object) -> ScoreDifference:
-    """Accept the engine's answer as a mapping or an object with the same names."""
-
-    def pick(*names: str) -> object:
-        for name in names:
-            if isinstance(result, dict) and name in result:
-                return result[name]
-            if not isinstance(result, dict) and hasattr(result, name):
-                return getattr(result, name)
-        return None
-
-    ci = pick("ci", "interval")
-    lo = hi = None
-    if isinstance(ci, list | tuple) and len(ci) == 2:
-        lo, hi = number(ci[0]), number(ci[1])
-    resamples = pick("resamples", "b")
-    contributors = pick("contributors")
-    return ScoreDifference(
-        difference=number(pick("difference", "diff", "delta")),
-        lo=lo if lo is not None else number(pick("ci_lo", "lo")),
-        hi=hi if hi is not None else number(pick("ci_hi", "hi")),
-        share_a_better=number(pick("share_a_better", "p_a_better", "a_beats_b", "share")),
-        resamples=resamples if isinstance(resamples, int) else None,
-        contributors=_whole(contributors),
-    )
 
 
 # ---------------------------------------------------------------- windows

@@ -16,8 +16,7 @@ from ingest.selectors import pool_cycles
 from leaderboard import soft_cache
 from leaderboard.labels import is_known_model
 from leaderboard.models import Snapshot
-from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
-from scoring.enrich import enrich_document
+from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document, enrich_document
 from scoring.public_labels import fold_unshown_names
 
 # The scoring input: exactly the columns the scorer reads, in the order the one query selects them.

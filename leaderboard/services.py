@@ -20,9 +20,8 @@ from leaderboard.selectors import (
     scoped_document,
     scoring_config,
 )
-from scoring.compare import Samples, document_and_samples
+from scoring import Samples, enrich_document, score_pool
 from scoring.document import prepare
-from scoring.enrich import enrich_document
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +88,8 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
     # Prepared once (sorted, labelled, judged) for both the scores and the enrichment.
     prepared = prepare(frame, config, None, None)
     generated = now.isoformat().replace("+00:00", "Z")
-    document, samples = document_and_samples(frame, config, generated=generated, prepared=prepared)
+    scored = score_pool(frame, config, generated=generated, prepared=prepared)
+    document, samples = scored.document, scored.samples
     enrich_document(
         document, frame, config, prepared=prepared
     )  # B3 and rank stability; never raises, says what it could not do

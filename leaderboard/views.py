@@ -33,8 +33,7 @@ from ingest.throttles import AddressRateThrottle, ThrottleUnavailableError
 from leaderboard import charts, pages, soft_cache
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.selectors import WindowBusy, cycles_frame, scoped_document, scoring_config, snapshot_document
-from scoring import GroupNotRanked, compare_groups
-from scoring.compare import compare_from_samples
+from scoring import Comparison, GroupNotRanked, compare_from_samples, compare_groups
 from scoring.compare_rates import RateTest, ship_rate_test
 from scoring.shapes import ViewName
 
@@ -379,7 +378,7 @@ def stored_samples(snapshot_id: int, view: str, label_a: str, label_b: str) -> t
 
 def score_difference(
     snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any]
-) -> pages.ScoreDifference | None:
+) -> Comparison | None:
     """scoreAdj(A) - scoreAdj(B) with its cluster bootstrap-t interval, from the samples the recompute stored.
 
     Every group of a view is scored on the same resamples, so these are compare_groups' own numbers. A snapshot
@@ -392,23 +391,21 @@ def score_difference(
     k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
     counted = isinstance(k_a, int) and isinstance(k_b, int)
     if stored and counted and score_a is not None and score_b is not None:
-        return pages.read_score_difference(
-            compare_from_samples(
-                score_a=score_a,
-                score_b=score_b,
-                samples_a=samples_a,  # type: ignore[arg-type]  # checked to be lists above
-                samples_b=samples_b,  # type: ignore[arg-type]
-                contributors_a=int(k_a),  # type: ignore[arg-type]  # checked to be ints above
-                contributors_b=int(k_b),  # type: ignore[arg-type]
-            )
+        return compare_from_samples(
+            score_a=score_a,
+            score_b=score_b,
+            samples_a=samples_a,  # type: ignore[arg-type]  # checked to be lists above
+            samples_b=samples_b,  # type: ignore[arg-type]
+            contributors_a=int(k_a),  # type: ignore[arg-type]  # checked to be ints above
+            contributors_b=int(k_b),  # type: ignore[arg-type]
         )
     return engine_score_difference(view, str(group_a["label"]), str(group_b["label"]))
 
 
-def engine_score_difference(view: str, label_a: str, label_b: str) -> pages.ScoreDifference | None:
+def engine_score_difference(view: str, label_a: str, label_b: str) -> Comparison | None:
     """The bootstrap comparison from the scoring engine, on the cycles of the newest pool."""
     try:
-        result = compare_groups(
+        return compare_groups(
             cycles_frame(),
             scoring_config(),
             view=cast(ViewName, view),  # checked against pages.VIEWS by the caller
@@ -419,7 +416,6 @@ def engine_score_difference(view: str, label_a: str, label_b: str) -> pages.Scor
         # The stored cycles changed since the snapshot (a retraction): say so rather than fail.
         logger.info("compare: %s or %s is no longer ranked in %s", label_a, label_b, view)
         return None
-    return pages.read_score_difference(result)
 
 
 def rate_test(group_a: dict[str, Any], group_b: dict[str, Any]) -> RateTest | None:

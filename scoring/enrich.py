@@ -19,12 +19,10 @@ import pandas as pd
 from scoring.document import Prepared, ScoringConfig, prepare
 from scoring.pairing_effects import PairingFit, fit_pairing_effects
 from scoring.rank_stability import rank_ranges
-from scoring.shapes import SHIP_JUDGED
+from scoring.shapes import PAIRING_EFFECT_VIEWS, SHIP_JUDGED
 
 log = logging.getLogger(__name__)
 
-# B3 is fitted for these pairing views (issue 5); modelEffortCombo splits pairings by effort too finely for it.
-ADJUSTED_VIEWS: tuple[str, ...] = ("modelCombo", "famCombo")
 # A flag older documents carried on most rows; the range is now a note the pages show where it reaches outside
 # the interval's rank range (leaderboard.pages.stability_note), so enrichment removes it.
 RETIRED_FLAG = "unstable-rank"
@@ -42,7 +40,7 @@ def enrich_document(
     """Add the adjusted pairing effects and the rank ranges to a document from compute_document; never raises.
 
     Give it the same cycles, config and window as compute_document had. Sets, on every ranked group of the views
-    in ADJUSTED_VIEWS, ``adjusted = {"odds_ratio", "ci": [lo, hi], "separable"}`` and, per such view,
+    in PAIRING_EFFECT_VIEWS, ``adjusted = {"odds_ratio", "ci": [lo, hi], "separable"}`` and, per such view,
     ``meta.contributor_variance_share`` and ``meta.adjustment`` ("ok" or "adjustment unavailable: ...");
     on every ranked group of every view ``rank_range = [best, worst]`` (None when unavailable): a stability note,
     not a confidence statement, with ``meta.rank_stability`` ("ok" or "rank stability unavailable: ...").
@@ -72,12 +70,12 @@ def _enrich(
     except Exception as error:  # the scores are published whatever goes wrong here
         log.exception("enrichment: could not read the cycles")
         for view, body in views.items():
-            if view in ADJUSTED_VIEWS:
+            if view in PAIRING_EFFECT_VIEWS:
                 body["meta"]["adjustment"] = f"adjustment unavailable: {_reason(error)}"
             body["meta"]["rank_stability"] = f"rank stability unavailable: {_reason(error)}"
         return
     for view, body in views.items():
-        if view in ADJUSTED_VIEWS:
+        if view in PAIRING_EFFECT_VIEWS:
             try:
                 _apply_adjustment(body, _fit_view(prepared, view, _ranked_labels(body)))
             except Exception as error:
@@ -104,7 +102,7 @@ def _ranked_labels(body: dict[str, Any]) -> set[str]:
 def _set_defaults(view: str, body: dict[str, Any]) -> None:
     """The keys every consumer can count on, before anything that could fail runs."""
     body.setdefault("meta", {})
-    if view in ADJUSTED_VIEWS:
+    if view in PAIRING_EFFECT_VIEWS:
         _set_adjustment_defaults(body)
     _set_stability_defaults(body)
 

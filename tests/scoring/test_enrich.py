@@ -10,10 +10,11 @@ import pytest
 from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document, score_pool
 from scoring.document import prepare
 from scoring.enrich import RETIRED_FLAG, enrich_document
+from scoring.shapes import PAIRING_EFFECT_VIEWS
 from tests.scoring.brute_force import rank_stability
 
 POINT = ScoringConfig(resamples=0)
-PAIRING_VIEWS = ("modelCombo", "famCombo")
+PAIRING_VIEWS = PAIRING_EFFECT_VIEWS
 
 
 def _cycles(

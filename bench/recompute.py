@@ -125,10 +125,9 @@ def measure(resamples: int) -> dict[str, float]:
     from dataclasses import replace
 
     from leaderboard.selectors import cycles_frame, scoring_config
-    from scoring import compute_document
+    from scoring import compute_document, enrich_document
     from scoring.bootstrap import bootstrap_scores, view_rng
     from scoring.document import prepare, score_view
-    from scoring.enrich import enrich_document
     from scoring.scorecard import point_scorecard
     from scoring.shapes import VIEWS
 

@@ -1,4 +1,4 @@
-"""Scoring spec B3: the pairing effect net of contributors (scoring/adjusted.py). Pure: no database."""
+"""Scoring spec B3: the pairing effect net of contributors (scoring/pairing_effects.py). Pure: no database."""
 
 import math
 import time

@@ -9,7 +9,7 @@ strong contributors self-select into one pairing and where everyone uses every p
 score of every pairing in a large pool of the same process (1,000,000 cycles from 20,000 contributors); B3's truth
 is the planted pairing effect on shipping, centred on the average pairing.
 Each pool is scored by the engine's own path for the modelCombo view (scoring.document: the cluster bootstrap-t,
-rank and rank_worst) and B3's fit (scoring.adjusted), and the table reports:
+rank and rank_worst) and B3's fit (scoring.pairing_effects), and the table reports:
 
 * score interval: how often `ci` holds the true scoreAdj, and its mean width (points);
 * rank range: how often rank..rank_worst holds the true rank;
@@ -41,8 +41,9 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from scoring.adjusted import fit_pairing_effects  # noqa: E402
 from scoring.document import ScoringConfig, prepare, score_view, view_document  # noqa: E402
+from scoring.judged import judged_mask  # noqa: E402
+from scoring.pairing_effects import fit_pairing_effects  # noqa: E402
 from scoring.shapes import CYCLE_COLUMNS, PAIR_ARROW, ViewName  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
@@ -242,7 +243,8 @@ class Tally:
                 self.wrong_way += (a_above and not a_truly_higher) or (b_above and a_truly_higher)
 
     def add_b3(self, frame: pd.DataFrame, ranked: set[str]) -> None:
-        fit = fit_pairing_effects(frame, labels=labels_of(frame), ranked=ranked)
+        judged = frame[judged_mask(frame)]
+        fit = fit_pairing_effects(judged, labels=labels_of(judged), ranked=ranked)
         if not fit.converged:
             return
         planted = {label: SHIP_EFFECT[i] for i, label in enumerate(PAIRING_LABELS) if label in ranked}

@@ -6,7 +6,7 @@ Creates a scratch database next to DATABASE_URL's (dropped at the end), loads N 
 with COPY, then in a child process times: reading the cycles (one query), point
 scoring of all six views (no bootstrap), the contributor-cluster bootstrap alone (six
 views one after another), the full recompute (six views, B resamples), its enrichment
-(B3 fits and rank stability, scoring.enrich) and the peak memory of that child. The
+(B3 fits and rank stability, scoring.rank_stability) and the peak memory of that child. The
 scratch database is named after DATABASE_URL's (<name>_bench_recompute), so people
 benchmarking from their own databases on one server do not drop each other's. In the
 same run it times one PostgreSQL GROUP BY computing the modelCombo sums, the baseline
@@ -125,10 +125,9 @@ def measure(resamples: int) -> dict[str, float]:
     from dataclasses import replace
 
     from leaderboard.selectors import cycles_frame, scoring_config
-    from scoring import compute_document
+    from scoring import compute_document, enrich_document
     from scoring.bootstrap import bootstrap_scores, view_rng
     from scoring.document import prepare, score_view
-    from scoring.enrich import enrich_document
     from scoring.scorecard import point_scorecard
     from scoring.shapes import VIEWS
 

@@ -6,7 +6,6 @@ positions on the x4 scale are the scoring method's own functions (scoring/finish
 
 import json
 import math
-from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -19,7 +18,7 @@ from scoring.bootstrap import LEVEL, t_factor
 from scoring.compare_rates import RateTest, ship_rate_test
 from scoring.finishing import log_distance, positions
 from scoring.public_labels import OTHER_LABEL
-from scoring.shapes import PAIR_ARROW, PAIRING_VIEWS, SPAN
+from scoring.shapes import PAIR_ARROW, PAIRING_VIEWS, SPAN, SPAN_FACTOR
 
 __all__ = ["PAIRING_VIEWS"]  # re-exported for the views, with the rest of what a page reads
 
@@ -336,47 +335,6 @@ def quick_links(view_doc: dict[str, Any], a: dict[str, Any]) -> dict[str, list[s
     return links
 
 
-@dataclass
-class ScoreDifference:
-    """scoreAdj of A minus B, its interval (cluster bootstrap-t, K the smaller side's contributors) and how often A
-    came out ahead."""
-
-    difference: float | None = None
-    lo: float | None = None
-    hi: float | None = None
-    share_a_better: float | None = None
-    resamples: int | None = None
-    contributors: int | None = None
-    extra: dict[str, Any] = field(default_factory=dict)
-
-
-def read_score_difference(result: object) -> ScoreDifference:
-    """Accept the engine's answer as a mapping or an object with the same names."""
-
-    def pick(*names: str) -> object:
-        for name in names:
-            if isinstance(result, dict) and name in result:
-                return result[name]
-            if not isinstance(result, dict) and hasattr(result, name):
-                return getattr(result, name)
-        return None
-
-    ci = pick("ci", "interval")
-    lo = hi = None
-    if isinstance(ci, list | tuple) and len(ci) == 2:
-        lo, hi = number(ci[0]), number(ci[1])
-    resamples = pick("resamples", "b")
-    contributors = pick("contributors")
-    return ScoreDifference(
-        difference=number(pick("difference", "diff", "delta")),
-        lo=lo if lo is not None else number(pick("ci_lo", "lo")),
-        hi=hi if hi is not None else number(pick("ci_hi", "hi")),
-        share_a_better=number(pick("share_a_better", "p_a_better", "a_beats_b", "share")),
-        resamples=resamples if isinstance(resamples, int) else None,
-        contributors=_whole(contributors),
-    )
-
-
 def has_other(view_doc: dict[str, Any]) -> bool:
     labels = [str(g.get("label", "")) for g in [*view_doc.get("groups", []), *view_doc.get("provisional", [])]]
     return any(OTHER_LABEL in label for label in labels)
@@ -424,7 +382,7 @@ def method_numbers(meta: dict[str, Any]) -> dict[str, Any]:
         "min_judged": meta.get("minJudged"),
         "evidence_k": meta.get("evidenceK"),
         "resamples": meta.get("resamples"),
-        "span_factor": round(2 ** (span if span else SPAN)),
+        "span_factor": round(2**span) if span else SPAN_FACTOR,
     }
 
 

@@ -16,7 +16,7 @@ from ingest.throttles import ThrottleUnavailableError, admit
 from leaderboard import caching, exports, soft_cache
 from leaderboard.coordination import coordinator, exclusive
 from leaderboard.models import GroupScore, Snapshot
-from leaderboard.presenters import ScoreDifference, number, read_score_difference
+from leaderboard.presenters import number
 from leaderboard.selectors import (
     cycles_fingerprint,
     cycles_frame,
@@ -26,10 +26,17 @@ from leaderboard.selectors import (
     stored_samples,
 )
 from leaderboard.windows import PRESET_DAYS, preset_window
-from scoring import GroupNotRanked, compare_groups, compute_document
-from scoring.compare_samples import Samples, compare_from_samples, document_and_samples
+from scoring import (
+    Comparison,
+    GroupNotRanked,
+    Samples,
+    compare_from_samples,
+    compare_groups,
+    compute_document,
+    enrich_document,
+    score_pool,
+)
 from scoring.document import prepare
-from scoring.enrich import enrich_document
 from scoring.shapes import ViewName
 
 log = logging.getLogger(__name__)
@@ -112,7 +119,8 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
     # Prepared once (sorted, labelled, judged) for both the scores and the enrichment.
     prepared = prepare(frame, config, None, None)
     generated = iso_z(now)
-    document, samples = document_and_samples(frame, config, generated=generated, prepared=prepared)
+    scored = score_pool(frame, config, generated=generated, prepared=prepared)
+    document, samples = scored.document, scored.samples
     enrich_document(
         document, frame, config, prepared=prepared
     )  # B3 and rank stability; never raises, says what it could not do
@@ -313,7 +321,7 @@ def scoped_document(
 
 def score_difference(
     snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any]
-) -> ScoreDifference | None:
+) -> Comparison | None:
     """scoreAdj(A) - scoreAdj(B) with its cluster bootstrap-t interval, from the samples the recompute stored.
 
     Every group of a view is scored on the same resamples, so these are compare_groups' own numbers. A snapshot
@@ -327,18 +335,16 @@ def score_difference(
     k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
     counted = isinstance(k_a, int) and isinstance(k_b, int)
     if stored and counted and score_a is not None and score_b is not None:
-        return read_score_difference(
-            compare_from_samples(
-                score_a=score_a,
-                score_b=score_b,
-                samples_a=samples_a,  # type: ignore[arg-type]  # checked to be lists above
-                samples_b=samples_b,  # type: ignore[arg-type]
-                contributors_a=int(k_a),  # type: ignore[arg-type]  # checked to be ints above
-                contributors_b=int(k_b),  # type: ignore[arg-type]
-            )
+        return compare_from_samples(
+            score_a=score_a,
+            score_b=score_b,
+            samples_a=samples_a,  # type: ignore[arg-type]  # checked to be lists above
+            samples_b=samples_b,  # type: ignore[arg-type]
+            contributors_a=int(k_a),  # type: ignore[arg-type]  # checked to be ints above
+            contributors_b=int(k_b),  # type: ignore[arg-type]
         )
     try:
-        result = compare_groups(
+        return compare_groups(
             cycles_frame(),
             scoring_config(),
             view=cast(ViewName, view),  # a view of the published document
@@ -349,4 +355,3 @@ def score_difference(
         # The stored cycles changed since the snapshot (a retraction): say so rather than fail.
         log.info("compare: %s or %s is no longer ranked in %s", group_a["label"], group_b["label"], view)
         return None
-    return read_score_difference(result)

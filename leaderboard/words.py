@@ -10,11 +10,11 @@ from typing import Final
 
 from scoring.public_labels import OTHER_LABEL
 from scoring.shapes import AXES as METHOD_AXES
-from scoring.shapes import TIERS as METHOD_TIERS
-from scoring.shapes import VIEWS as METHOD_VIEWS
+from scoring.shapes import AXIS_TIER, DEFAULT_VIEW, TAB_ORDER, TIER_WEIGHTS
 
-# The six views in tab order, with the words a reader sees.
-VIEW_TITLES: Final[dict[str, str]] = {
+__all__ = ["DEFAULT_VIEW"]  # the method's default view, with the words below
+
+_VIEW_WORDS: Final[dict[str, str]] = {
     "modelCombo": "Pairings",
     "famCombo": "Family pairings",
     "modelEffortCombo": "Pairings with effort",
@@ -22,8 +22,8 @@ VIEW_TITLES: Final[dict[str, str]] = {
     "family": "Families",
     "modelEffort": "Models with effort",
 }
-assert set(VIEW_TITLES) == set(METHOD_VIEWS)
-DEFAULT_VIEW: Final = "modelCombo"
+# The six views in the method's tab order, with the words a reader sees.
+VIEW_TITLES: Final[dict[str, str]] = {view: _VIEW_WORDS[view] for view in TAB_ORDER}
 
 VIEW_EXPLANATIONS: Final[dict[str, str]] = {
     "modelCombo": "planner model → builder model, for cycles with both a plan and a build phase",
@@ -60,20 +60,19 @@ _AXIS_WORDS: Final[dict[str, tuple[str, str, str]]] = {
     "ept": ("Edits per prompt", "", "edits made per prompt typed"),
     "lat": ("Step latency", "s", "weighted median seconds per assistant step"),
 }
-_TIER_OF: Final = {axis: tier.name for tier in METHOD_TIERS for axis in tier.axes}
 AXES: Final[tuple[ShownAxis, ...]] = tuple(
     ShownAxis(
         key=axis.name,
         name=_AXIS_WORDS[axis.name][0],
-        higher_is_better=axis.better == "higher",
+        higher_is_better=axis.higher_is_better,
         unit=_AXIS_WORDS[axis.name][1],
-        tier=_TIER_OF[axis.name],
+        tier=AXIS_TIER[axis.name],
         explain=_AXIS_WORDS[axis.name][2],
     )
     for axis in METHOD_AXES
 )
 # Tier name -> weight out of 100 (scoring spec A5), in the method's order.
-TIERS: Final[dict[str, int]] = {tier.name: tier.weight for tier in METHOD_TIERS}
+TIERS: Final[dict[str, int]] = TIER_WEIGHTS
 
 FLAG_WORDS: Final[dict[str, str]] = {
     "thin": "thin: fewer than 30 judged cycles",

@@ -1,26 +1,30 @@
-"""The scoring method (specs A1-A5, B1-B2) as pure functions over arrays: no Django here.
+"""The scoring method (specs A1-A5, B1-B3) as pure functions over arrays: no Django here.
 
-The service calls compute_document with one row per stored cycle (columns CYCLE_COLUMNS).
+The service calls score_pool with one row per stored cycle (columns CYCLE_COLUMNS), then enrich_document (B3 and
+rank ranges); the compare page calls compare_from_samples on the samples score_pool kept. The vocabulary (views,
+axes, tiers, thresholds) is scoring.shapes.
 """
 
-from scoring.document import (
-    GroupNotRanked,
-    ScoringConfig,
-    bootstrap_samples,
-    compare_groups,
-    compute_document,
-)
-from scoring.shapes import AXES, CYCLE_COLUMNS, DEFAULT_FAMILY_PATTERN, TIERS, VIEWS
+from scoring.compare import Comparison, GroupNotRanked, compare_from_samples, compare_groups
+from scoring.document import Samples, ScoredPool, ScoringConfig, compute_document, score_pool
+from scoring.enrich import enrich_document
+from scoring.shapes import AXES, CYCLE_COLUMNS, DEFAULT_FAMILY_PATTERN, PAIRING_VIEWS, TIERS, VIEWS
 
 __all__ = [
     "AXES",
     "CYCLE_COLUMNS",
     "DEFAULT_FAMILY_PATTERN",
+    "PAIRING_VIEWS",
     "TIERS",
     "VIEWS",
+    "Comparison",
     "GroupNotRanked",
+    "Samples",
+    "ScoredPool",
     "ScoringConfig",
-    "bootstrap_samples",
+    "compare_from_samples",
     "compare_groups",
     "compute_document",
+    "enrich_document",
+    "score_pool",
 ]

@@ -276,35 +276,3 @@ def cluster_t_interval(
     if clip is not None:
         lo, hi = np.clip(lo, *clip), np.clip(hi, *clip)
     return lo, hi
-
-
-def paired_difference(
-    *,
-    score_a: float,
-    score_b: float,
-    samples_a: FloatArray,
-    samples_b: FloatArray,
-    contributors_a: int,
-    contributors_b: int,
-) -> dict[str, object]:
-    """scoreAdj(A) - scoreAdj(B) from the same resamples (paired by resample), B1's compare.
-
-    The interval is the same bootstrap-t with K = min(K_A, K_B): the side with fewer contributors bounds what is
-    known about the difference. ``ci`` is None with K < 2 or without samples; ``a_beats_b`` is the share of
-    resamples in which A scored strictly higher.
-    """
-    difference = float(score_a - score_b)
-    out: dict[str, object] = {"difference": difference, "ci": None, "a_beats_b": None, "resamples": 0}
-    if samples_a.ndim != 1 or samples_a.shape != samples_b.shape or len(samples_a) == 0:
-        return out
-    diffs = samples_a - samples_b
-    contributors = min(int(contributors_a), int(contributors_b))
-    lo, hi = cluster_t_interval(
-        np.array([difference]), diffs[:, None], np.array([contributors]), clip=(-SCORE_RANGE[1], SCORE_RANGE[1])
-    )
-    out["a_beats_b"] = float((diffs > 0).mean())
-    out["resamples"] = len(diffs)
-    out["contributors"] = contributors
-    if np.isfinite(lo[0]) and np.isfinite(hi[0]):
-        out["ci"] = [float(lo[0]), float(hi[0])]
-    return out

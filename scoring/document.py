@@ -1,4 +1,5 @@
-"""The entry points the service calls: the whole pool document, one view's bootstrap, a comparison."""
+"""The engine's entry point: score_pool scores every view of the cycles in scope into the pool.json document and
+keeps the bootstrap samples its intervals come from."""
 
 import math
 from concurrent.futures import ThreadPoolExecutor
@@ -10,7 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from scoring.bootstrap import bootstrap_scores, cluster_t_interval, paired_difference, view_rng
+from scoring.bootstrap import bootstrap_scores, cluster_t_interval, view_rng
 from scoring.caveats import (
     contributorship,
     flags,
@@ -19,6 +20,7 @@ from scoring.caveats import (
     point_ranks,
     point_worst_ranks,
 )
+from scoring.groupings import Grouping, view_groupings
 from scoring.judged import Contributions, JudgedCycles, contributions, judged_in_scope
 from scoring.scorecard import PointScorecard, point_scorecard
 from scoring.shapes import (
@@ -26,7 +28,6 @@ from scoring.shapes import (
     DEFAULT_FAMILY_PATTERN,
     EVIDENCE_K,
     MIN_JUDGED,
-    PAIRING_VIEWS,
     SCHEMA,
     SHIP_JUDGED,
     SHIP_PENDING,
@@ -40,7 +41,6 @@ from scoring.shapes import (
     ViewMeta,
     ViewName,
 )
-from scoring.views import Grouping, view_groupings
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -56,10 +56,6 @@ class ScoringConfig:
     min_judged: int = MIN_JUDGED
     evidence_k: int = EVIDENCE_K
     family_pattern: str = DEFAULT_FAMILY_PATTERN
-
-
-class GroupNotRanked(ValueError):
-    """A comparison named a group that is not ranked in that view and scope."""
 
 
 @dataclass(frozen=True)
@@ -276,6 +272,52 @@ def assemble_document(
     return {"meta": meta, "views": {view: view_document(prepared, results[view], config) for view in VIEWS}}
 
 
+# {view: {label: [scoreAdj in resample 0, 1, ...]}}, the ranked groups of each view; {} for a view without samples.
+Samples = dict[str, dict[str, list[float]]]
+
+
+@dataclass(frozen=True)
+class ScoredPool:
+    """The pool.json-shaped document and the bootstrap samples its intervals come from."""
+
+    document: dict[str, Any]
+    samples: Samples
+
+
+def _samples(results: dict[ViewName, ViewResult]) -> Samples:
+    samples: Samples = {}
+    for view in VIEWS:
+        result = results[view]
+        if result.samples is None:
+            samples[view] = {}
+            continue
+        grouping = result.scorecard.grouping
+        labels = [grouping.labels[g] for g in np.flatnonzero(result.scorecard.ranked)]
+        samples[view] = {label: result.samples[:, i].tolist() for i, label in enumerate(labels)}
+    return samples
+
+
+def score_pool(
+    cycles: pd.DataFrame,
+    config: ScoringConfig = ScoringConfig(),  # frozen, so one shared default is safe
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    generated: str | None = None,
+    prepared: Prepared | None = None,
+) -> ScoredPool:
+    """Score all six views of the cycles in scope: the document shaped as pool.json and the samples it drew.
+
+    `cycles` holds one row per stored cycle (judged or not) of non-retracted contributors, with the columns
+    scoring.CYCLE_COLUMNS. The bootstrap runs once: the samples are the draws the document's intervals come from.
+    A caller that prepared the same cycles (for enrichment too) may pass `prepared` to spare preparing them again.
+    """
+    prepared = prepared or prepare(cycles, config, since, until)
+    results = _score_views(prepared, config, VIEWS)
+    document = assemble_document(prepared, results, config, since=since, until=until, generated=generated)
+    return ScoredPool(document=document, samples=_samples(results))
+
+
 def compute_document(
     cycles: pd.DataFrame,
     config: ScoringConfig = ScoringConfig(),  # frozen, so one shared default is safe
@@ -284,94 +326,7 @@ def compute_document(
     until: date | None = None,
     generated: str | None = None,
 ) -> dict[str, Any]:
-    """Score all six views of the cycles in scope: a JSON-ready document shaped as pool.json.
-
-    `cycles` holds one row per stored cycle (judged or not) of non-retracted contributors,
-    with the columns scoring.CYCLE_COLUMNS.
-    """
+    """score_pool's document alone, for callers that keep no samples (a window scored on request)."""
     prepared = prepare(cycles, config, since, until)
     results = _score_views(prepared, config, VIEWS)
     return assemble_document(prepared, results, config, since=since, until=until, generated=generated)
-
-
-def bootstrap_samples(
-    cycles: pd.DataFrame,
-    config: ScoringConfig = ScoringConfig(),  # frozen, so one shared default is safe
-    *,
-    view: ViewName,
-    since: date | None = None,
-    until: date | None = None,
-) -> dict[str, list[float]]:
-    """The scoreAdj bootstrap samples of every ranked group of one view, by label.
-
-    The same draws as compute_document makes for that view and scope.
-    """
-    if view not in VIEWS:
-        raise ValueError(f"unknown view {view!r}")
-    prepared = prepare(cycles, config, since, until)
-    result = score_view(prepared, view, config)
-    labels = [prepared.groupings[view].labels[g] for g in np.flatnonzero(result.scorecard.ranked)]
-    if result.samples is None:
-        return {label: [] for label in labels}
-    return {label: result.samples[:, i].tolist() for i, label in enumerate(labels)}
-
-
-def compare_groups(
-    cycles: pd.DataFrame,
-    config: ScoringConfig = ScoringConfig(),  # frozen, so one shared default is safe
-    *,
-    view: ViewName,
-    label_a: str,
-    label_b: str,
-    since: date | None = None,
-    until: date | None = None,
-) -> dict[str, Any]:
-    """scoreAdj(A) - scoreAdj(B) with its 95% interval and how often A beats B (B1's compare).
-
-    Uses the draws of the view's own bootstrap (the pool recomputed per resample), so the
-    comparison agrees with the intervals on the ranking page; the interval is the cluster
-    bootstrap-t with K = min(K_A, K_B).
-    """
-    if view not in VIEWS:
-        raise ValueError(f"unknown view {view!r}")
-    prepared = prepare(cycles, config, since, until)
-    result = score_view(prepared, view, config)
-    card = result.scorecard
-    ranked_ids = np.flatnonzero(card.ranked)
-    ranked_labels = [card.grouping.labels[g] for g in ranked_ids]
-    for label in (label_a, label_b):
-        if label not in ranked_labels:
-            raise GroupNotRanked(f"{label!r} is not a ranked group of the {view} view in this scope")
-    a, b = ranked_labels.index(label_a), ranked_labels.index(label_b)
-    who = contributorship(
-        card.grouping.codes, prepared.judged.contributor_code, len(card.grouping.labels), prepared.judged.contributors
-    )
-    score_a, score_b = float(card.finished.score_adj[a]), float(card.finished.score_adj[b])
-    out: dict[str, Any] = {
-        "view": view,
-        "a": label_a,
-        "b": label_b,
-        "scoreAdj_a": score_a,
-        "scoreAdj_b": score_b,
-        "contributors_a": int(who.contributors[ranked_ids[a]]),
-        "contributors_b": int(who.contributors[ranked_ids[b]]),
-        "difference": score_a - score_b,
-        "ci": None,
-        "contributors": None,
-        "a_beats_b": None,
-        "resamples": config.resamples,
-        "seed": config.seed,
-        "pairing": view in PAIRING_VIEWS,
-    }
-    if result.samples is not None:
-        found = paired_difference(
-            score_a=score_a,
-            score_b=score_b,
-            samples_a=result.samples[:, a],
-            samples_b=result.samples[:, b],
-            contributors_a=out["contributors_a"],
-            contributors_b=out["contributors_b"],
-        )
-        out["ci"], out["a_beats_b"] = found["ci"], found["a_beats_b"]
-        out["contributors"] = min(out["contributors_a"], out["contributors_b"])
-    return out

@@ -10,10 +10,10 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring.finishing import Finished, finish
+from scoring.groupings import Grouping
 from scoring.judged import Contributions
 from scoring.shapes import EVIDENCE_K, MIN_JUDGED, SUMS, S
 from scoring.sums import evidence, pool_axes, raw_axes, weighted_medians
-from scoring.views import Grouping
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]

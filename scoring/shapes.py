@@ -37,9 +37,9 @@ CYCLE_COLUMNS: Final[tuple[str, ...]] = (
 MIN_JUDGED: Final = 10  # a group is ranked from this many judged cycles (A4)
 EVIDENCE_K: Final = 10  # the pool's weight in shrinkage, in cycles (A5)
 SPAN: Final = 2  # log2 distance that saturates a position: x4 better or worse (A5)
+SPAN_FACTOR: Final = 2**SPAN  # the same span as a factor: x4
 THIN_BELOW: Final = 30  # B2 flag "thin"
 DOMINATED_SHARE: Final = 0.8  # B2 flag "dominated"
-WEIGHTS_LABEL: Final = "30/20/15/15/10/10"
 SCHEMA: Final = 3
 NO_EFFORT: Final = "(none)"
 PAIR_ARROW: Final = " → "
@@ -83,6 +83,10 @@ class Axis:
     kind: Kind
     evidence: str  # a name in SUMS
 
+    @property
+    def higher_is_better(self) -> bool:
+        return self.better == "higher"
+
 
 AXES: Final[tuple[Axis, ...]] = (
     Axis("shipr", "higher", "odds", "hshipJudged"),
@@ -116,11 +120,28 @@ TIERS: Final[tuple[Tier, ...]] = (
     Tier("Latency", 10, ("lat",)),
 )
 TIER_NAMES: Final[tuple[str, ...]] = tuple(tier.name for tier in TIERS)
+TIER_WEIGHTS: Final[dict[str, int]] = {tier.name: tier.weight for tier in TIERS}  # out of 100
+AXIS_TIER: Final[dict[str, str]] = {axis: tier.name for tier in TIERS for axis in tier.axes}
+# The weights as the published meta states them, "30/20/15/15/10/10".
+WEIGHTS_LABEL: Final = "/".join(str(tier.weight) for tier in TIERS)
 IMPUTED_TIER: Final = 50.0  # a tier with no position sits at the pool (A5)
 
 ViewName = Literal["model", "family", "modelEffort", "modelCombo", "famCombo", "modelEffortCombo"]
+# The engine's order: a view's bootstrap stream is seeded by its position here, so it never changes.
 VIEWS: Final[tuple[ViewName, ...]] = ("model", "family", "modelEffort", "modelCombo", "famCombo", "modelEffortCombo")
-PAIRING_VIEWS: Final[frozenset[str]] = frozenset({"modelCombo", "famCombo", "modelEffortCombo"})
+# The order the pages show them in (pairings first), and the one they open on.
+TAB_ORDER: Final[tuple[ViewName, ...]] = (
+    "modelCombo",
+    "famCombo",
+    "modelEffortCombo",
+    "model",
+    "family",
+    "modelEffort",
+)
+DEFAULT_VIEW: Final[ViewName] = "modelCombo"
+PAIRING_VIEWS: Final[frozenset[ViewName]] = frozenset({"modelCombo", "famCombo", "modelEffortCombo"})
+# The pairing views B3 is fitted for (issue 5); modelEffortCombo splits pairings by effort too finely for it.
+PAIRING_EFFECT_VIEWS: Final[tuple[ViewName, ...]] = ("modelCombo", "famCombo")
 
 # Hues of the families seen on the published scorecard, kept so colours match it; any
 # other family gets a hue from a stable hash of its name.

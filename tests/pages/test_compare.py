@@ -14,10 +14,12 @@ def test_it_reports_the_difference_with_its_bootstrap_interval(demo_snapshot: Sn
     first, third = ranked_labels(demo_snapshot, "modelCombo")[0], ranked_labels(demo_snapshot, "modelCombo")[2]
     expected = compare_groups(cycles_frame(), scoring_config(), view="modelCombo", label_a=first, label_b=third)
     html = client.get("/compare/", {"view": "modelCombo", "a": first, "b": third}).content.decode()
-    assert f"{abs(expected['difference']):.1f}</span>" in html
-    lo, hi = expected["ci"]
+    assert f"{abs(expected.difference):.1f}</span>" in html
+    assert expected.ci is not None
+    lo, hi = expected.ci
     assert re.search(rf"interval [+−]?{abs(lo):.1f} to [+−]?{abs(hi):.1f}", html)
-    assert f"A scored higher than B in {expected['a_beats_b'] * 100:.0f}% of {expected['resamples']} resamples" in html
+    assert expected.share_a_better is not None
+    assert f"A scored higher than B in {expected.share_a_better * 100:.0f}% of {expected.resamples} resamples" in html
 
 
 def test_it_says_which_side_is_better_on_each_axis_and_tier(demo_snapshot: Snapshot, client: Client) -> None:

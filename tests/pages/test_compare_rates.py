@@ -4,8 +4,8 @@ import math
 
 import pytest
 
+from scoring import compare_from_samples
 from scoring.compare_rates import ship_rate_test
-from scoring.compare_samples import compare_from_samples
 
 
 def test_it_matches_a_hand_computed_two_proportion_z() -> None:
@@ -55,11 +55,11 @@ def test_it_compares_stored_samples_by_hand() -> None:
         contributors_a=5,
         contributors_b=3,
     )
-    assert result["difference"] == 4.5
+    assert result.difference == 4.5
     half = 4.302652729749464 * 2.5 * (1.5**0.5)
-    assert result["ci"] == pytest.approx([4.5 - half, 4.5 + half], abs=1e-9)
-    assert result["a_beats_b"] == 0.75
-    assert result["resamples"] == 4
+    assert result.ci == pytest.approx((4.5 - half, 4.5 + half), abs=1e-9)
+    assert result.share_a_better == 0.75
+    assert result.resamples == 4
 
 
 def test_it_gives_no_interval_without_matching_samples_or_with_one_contributor() -> None:
@@ -67,9 +67,9 @@ def test_it_gives_no_interval_without_matching_samples_or_with_one_contributor()
         result = compare_from_samples(
             score_a=1.0, score_b=2.0, samples_a=samples_a, samples_b=samples_b, contributors_a=4, contributors_b=4
         )
-        assert result["difference"] == -1.0
-        assert result["ci"] is None and result["a_beats_b"] is None
+        assert result.difference == -1.0
+        assert result.ci is None and result.share_a_better is None
     lone = compare_from_samples(
         score_a=1.0, score_b=2.0, samples_a=[1.0, 2.0], samples_b=[0.0, 3.0], contributors_a=1, contributors_b=4
     )
-    assert lone["ci"] is None and lone["a_beats_b"] == 0.5
+    assert lone.ci is None and lone.share_a_better == 0.5

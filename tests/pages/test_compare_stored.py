@@ -14,8 +14,7 @@ from scipy import stats
 from leaderboard import services
 from leaderboard.models import Snapshot
 from leaderboard.selectors import cycles_frame, scoring_config
-from scoring import compare_groups, compute_document
-from scoring.compare_samples import compare_from_samples, document_and_samples
+from scoring import compare_from_samples, compare_groups, compute_document, score_pool
 from tests.factories import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels
 
@@ -43,16 +42,14 @@ def test_it_gets_compare_groups_numbers_from_the_stored_samples(demo_snapshot: S
                 contributors_a=a["contributors"],
                 contributors_b=b["contributors"],
             )
-            assert stored["difference"] == expected["difference"]
-            assert stored["ci"] == expected["ci"]
-            assert stored["a_beats_b"] == expected["a_beats_b"]
-            assert stored["resamples"] == expected["resamples"]
+            assert stored == expected
 
 
 def test_it_publishes_the_same_document_as_compute_document(demo_snapshot: Snapshot) -> None:
     frame, config = cycles_frame(), scoring_config()
     generated = "2026-11-30T00:00:00Z"
-    document, samples = document_and_samples(frame, config, generated=generated)
+    scored = score_pool(frame, config, generated=generated)
+    document, samples = scored.document, scored.samples
     assert json.dumps(document, sort_keys=True) == json.dumps(
         compute_document(frame, config, generated=generated), sort_keys=True
     )
@@ -73,8 +70,9 @@ def test_it_compares_without_reading_the_cycles(demo_snapshot: Snapshot, client:
     assert not [q["sql"] for q in queries.captured_queries if "ingest_cycle" in q["sql"]]
     assert len(queries.captured_queries) <= 3
     html = response.content.decode()
-    assert f"{abs(expected['difference']):.1f}</span>" in html
-    assert f"A scored higher than B in {expected['a_beats_b'] * 100:.0f}% of {expected['resamples']} resamples" in html
+    assert f"{abs(expected.difference):.1f}</span>" in html
+    assert expected.share_a_better is not None
+    assert f"A scored higher than B in {expected.share_a_better * 100:.0f}% of {expected.resamples} resamples" in html
 
 
 def test_it_keeps_samples_on_the_newest_snapshot_only_and_still_compares_an_old_one(
@@ -90,7 +88,8 @@ def test_it_keeps_samples_on_the_newest_snapshot_only_and_still_compares_an_old_
     first, second = ranked_labels(newer, "modelCombo")[:2]
     expected = compare_groups(cycles_frame(), scoring_config(), view="modelCombo", label_a=first, label_b=second)
     html = client.get("/compare/", {"view": "modelCombo", "a": first, "b": second}).content.decode()
-    assert f"A scored higher than B in {expected['a_beats_b'] * 100:.0f}% of {expected['resamples']} resamples" in html
+    assert expected.share_a_better is not None
+    assert f"A scored higher than B in {expected.share_a_better * 100:.0f}% of {expected.resamples} resamples" in html
 
 
 def test_it_tests_the_two_ship_rates_and_says_what_the_test_cannot_show(

@@ -8,7 +8,6 @@ from scoring.bootstrap import (
     bootstrap_scores,
     cell_group_sums,
     cluster_t_interval,
-    paired_difference,
     resample_cell_counts,
     resample_layout,
     resampled_scores,
@@ -16,10 +15,11 @@ from scoring.bootstrap import (
     view_rng,
 )
 from scoring.caveats import contributorship, flags, interval_ranks, interval_worst_ranks, point_ranks
+from scoring.compare import compare_from_samples
+from scoring.groupings import Grouping, view_groupings
 from scoring.judged import Contributions, JudgedCycles, contributions, judged_in_scope
 from scoring.scorecard import point_scorecard
 from scoring.shapes import DEFAULT_FAMILY_PATTERN, VIEWS
-from scoring.views import Grouping, view_groupings
 from tests.scoring.synthetic import synthetic_cycles
 
 
@@ -152,12 +152,13 @@ def test_it_gives_no_interval_to_one_contributor_and_clips_to_the_score_range() 
 def test_it_compares_with_the_smaller_sides_contributors() -> None:
     rng = np.random.default_rng(2)
     a, b = 60 + rng.normal(0, 2, 200), 55 + rng.normal(0, 3, 200)
-    found = paired_difference(score_a=60, score_b=55, samples_a=a, samples_b=b, contributors_a=30, contributors_b=4)
+    found = compare_from_samples(score_a=60, score_b=55, samples_a=a, samples_b=b, contributors_a=30, contributors_b=4)
     half = t_factor(4) * np.std(a - b, ddof=1)
-    assert found["ci"] == pytest.approx([5 - half, 5 + half])
-    assert found["a_beats_b"] == pytest.approx(float((a > b).mean()))
-    lone = paired_difference(score_a=60, score_b=55, samples_a=a, samples_b=b, contributors_a=1, contributors_b=9)
-    assert lone["ci"] is None and lone["a_beats_b"] is not None
+    assert found.contributors == 4
+    assert found.ci == pytest.approx((5 - half, 5 + half))
+    assert found.share_a_better == pytest.approx(float((a > b).mean()))
+    lone = compare_from_samples(score_a=60, score_b=55, samples_a=a, samples_b=b, contributors_a=1, contributors_b=9)
+    assert lone.ci is None and lone.share_a_better is not None
 
 
 def test_it_ranks_by_intervals_so_overlapping_groups_tie() -> None:

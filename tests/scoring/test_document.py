@@ -1,4 +1,5 @@
-"""compute_document, bootstrap_samples and compare_groups: the shapes and numbers the service relies on."""
+"""score_pool (and compute_document, its document alone) and compare_groups: the shapes and numbers the service
+relies on."""
 
 import json
 from datetime import date
@@ -12,10 +13,11 @@ from scipy import stats
 from scoring import (
     CYCLE_COLUMNS,
     GroupNotRanked,
+    Samples,
     ScoringConfig,
-    bootstrap_samples,
     compare_groups,
     compute_document,
+    score_pool,
 )
 from scoring.shapes import AXIS_NAMES, TIER_NAMES, VIEWS
 from tests.scoring.synthetic import cycle_frame, synthetic_cycles
@@ -54,6 +56,17 @@ def cycles() -> pd.DataFrame:
 @pytest.fixture(scope="module")
 def document(cycles: pd.DataFrame) -> dict[str, Any]:
     return compute_document(cycles, FAST, generated="2026-09-09T08:37:05Z")
+
+
+@pytest.fixture(scope="module")
+def samples(cycles: pd.DataFrame) -> Samples:
+    return score_pool(cycles, FAST, generated="2026-09-09T08:37:05Z").samples
+
+
+def test_it_scores_the_same_document_with_and_without_keeping_the_samples(
+    cycles: pd.DataFrame, document: dict[str, Any]
+) -> None:
+    assert score_pool(cycles, FAST, generated="2026-09-09T08:37:05Z").document == document
 
 
 def test_it_exports_the_columns_it_reads_as_the_stored_field_names() -> None:
@@ -131,11 +144,11 @@ def test_it_gives_intervals_and_ranks_consistent_with_them(document: dict[str, A
         assert groups[0]["rank"] == 1
 
 
-def test_it_centres_a_symmetric_t_interval_on_the_score(cycles: pd.DataFrame, document: dict[str, Any]) -> None:
-    samples = bootstrap_samples(cycles, FAST, view="famCombo")
+def test_it_centres_a_symmetric_t_interval_on_the_score(samples: Samples, document: dict[str, Any]) -> None:
     for group in document["views"]["famCombo"]["groups"]:
         k = group["contributors"]
-        half = stats.t.ppf(0.975, k - 1) * np.std(samples[group["label"]], ddof=1) * np.sqrt(k / (k - 1))
+        draws = samples["famCombo"][group["label"]]
+        half = stats.t.ppf(0.975, k - 1) * np.std(draws, ddof=1) * np.sqrt(k / (k - 1))
         expected = [max(0.0, group["scoreAdj"] - half), min(100.0, group["scoreAdj"] + half)]
         assert group["ci"] == pytest.approx(expected, abs=1e-9)
 
@@ -258,33 +271,33 @@ def test_it_gives_the_same_document_whatever_the_row_order(cycles: pd.DataFrame,
     assert compute_document(shuffled, FAST, generated=document["meta"]["generated"]) == document
 
 
-def test_it_hands_out_the_bootstrap_samples_behind_the_intervals(
-    cycles: pd.DataFrame, document: dict[str, Any]
-) -> None:
-    samples = bootstrap_samples(cycles, FAST, view="famCombo")
+def test_it_hands_out_the_bootstrap_samples_behind_the_intervals(samples: Samples, document: dict[str, Any]) -> None:
     groups = document["views"]["famCombo"]["groups"]
-    assert set(samples) == {g["label"] for g in groups}
+    assert set(samples["famCombo"]) == {g["label"] for g in groups}
     for group in groups:
-        assert len(samples[group["label"]]) == 40
+        draws = samples["famCombo"][group["label"]]
+        assert len(draws) == 40
         k = group["contributors"]
-        half = stats.t.ppf(0.975, k - 1) * np.std(samples[group["label"]], ddof=1) * np.sqrt(k / (k - 1))
+        half = stats.t.ppf(0.975, k - 1) * np.std(draws, ddof=1) * np.sqrt(k / (k - 1))
         assert group["ci"][1] - group["ci"][0] <= 2 * half + 1e-9
 
 
-def test_it_compares_two_groups_with_the_same_draws(cycles: pd.DataFrame, document: dict[str, Any]) -> None:
+def test_it_compares_two_groups_with_the_same_draws(
+    cycles: pd.DataFrame, samples: Samples, document: dict[str, Any]
+) -> None:
     first, second = document["views"]["model"]["groups"][:2]
     result = compare_groups(cycles, FAST, view="model", label_a=first["label"], label_b=second["label"])
-    assert result["difference"] == pytest.approx(first["scoreAdj"] - second["scoreAdj"], abs=1e-12)
-    samples = bootstrap_samples(cycles, FAST, view="model")
-    diffs = np.array(samples[first["label"]]) - np.array(samples[second["label"]])
+    assert result.difference == pytest.approx(first["scoreAdj"] - second["scoreAdj"], abs=1e-12)
+    diffs = np.array(samples["model"][first["label"]]) - np.array(samples["model"][second["label"]])
     k = min(first["contributors"], second["contributors"])
-    assert (result["contributors_a"], result["contributors_b"]) == (first["contributors"], second["contributors"])
+    assert (result.contributors_a, result.contributors_b) == (first["contributors"], second["contributors"])
+    assert result.contributors == k and result.resamples == 40
     half = stats.t.ppf(0.975, k - 1) * np.std(diffs, ddof=1) * np.sqrt(k / (k - 1))
-    assert result["ci"] == pytest.approx([result["difference"] - half, result["difference"] + half])
-    assert result["a_beats_b"] == float((diffs > 0).mean())
+    assert result.ci == pytest.approx((result.difference - half, result.difference + half))
+    assert result.share_a_better == float((diffs > 0).mean())
     reverse = compare_groups(cycles, FAST, view="model", label_a=second["label"], label_b=first["label"])
-    assert reverse["difference"] == pytest.approx(-result["difference"])
-    assert reverse["a_beats_b"] == pytest.approx(1 - result["a_beats_b"])  # ties have probability zero here
+    assert reverse.difference == pytest.approx(-result.difference)
+    assert reverse.share_a_better == pytest.approx(1 - result.share_a_better)  # ties have probability zero here
 
 
 def test_it_refuses_to_compare_a_group_that_is_not_ranked(cycles: pd.DataFrame) -> None:
@@ -295,8 +308,8 @@ def test_it_refuses_to_compare_a_group_that_is_not_ranked(cycles: pd.DataFrame) 
 def test_it_compares_without_an_interval_when_there_are_no_resamples(cycles: pd.DataFrame) -> None:
     labels = [g["label"] for g in compute_document(cycles, POINT)["views"]["family"]["groups"]][:2]
     result = compare_groups(cycles, POINT, view="family", label_a=labels[0], label_b=labels[1])
-    assert result["ci"] is None and result["a_beats_b"] is None
-    assert result["difference"] >= 0
+    assert result.ci is None and result.share_a_better is None and result.resamples == 0
+    assert result.difference >= 0
 
 
 def test_it_takes_the_floor_and_the_evidence_weight_from_the_config() -> None:

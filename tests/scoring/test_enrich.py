@@ -7,14 +7,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document
-from scoring.adjusted import rank_stability
-from scoring.compare_samples import document_and_samples
+from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document, score_pool
 from scoring.document import prepare
 from scoring.enrich import RETIRED_FLAG, enrich_document
+from scoring.shapes import PAIRING_EFFECT_VIEWS
+from tests.scoring.brute_force import rank_stability
 
 POINT = ScoringConfig(resamples=0)
-PAIRING_VIEWS = ("modelCombo", "famCombo")
+PAIRING_VIEWS = PAIRING_EFFECT_VIEWS
 
 
 def _cycles(
@@ -315,13 +315,13 @@ def test_it_leaves_a_document_of_another_shape_as_it_was() -> None:
 def test_it_gives_the_same_document_from_a_shared_prepared_stage() -> None:
     cycles = _confounded_pool()
     config = ScoringConfig(resamples=20, seed=5)
-    fresh_document, fresh_samples = document_and_samples(cycles, config, generated="2026-09-01T00:00:00Z")
+    fresh = score_pool(cycles, config, generated="2026-09-01T00:00:00Z")
+    fresh_document, fresh_samples = fresh.document, fresh.samples
     enrich_document(fresh_document, cycles, config)
 
     prepared = prepare(cycles, config, None, None)
-    shared_document, shared_samples = document_and_samples(
-        cycles, config, generated="2026-09-01T00:00:00Z", prepared=prepared
-    )
+    shared = score_pool(cycles, config, generated="2026-09-01T00:00:00Z", prepared=prepared)
+    shared_document, shared_samples = shared.document, shared.samples
     enrich_document(shared_document, cycles, config, prepared=prepared)
 
     assert json.dumps(shared_document, sort_keys=True) == json.dumps(fresh_document, sort_keys=True)

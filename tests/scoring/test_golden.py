@@ -13,9 +13,9 @@ import numpy as np
 import pytest
 
 from scoring.finishing import finish
+from scoring.groupings import family, hue, pair, with_effort
 from scoring.shapes import AXES, AXIS_NAMES, SUMS, TIER_NAMES, TIERS, VIEWS, A, S
 from scoring.sums import pool_axes, raw_axes
-from scoring.views import family, hue, pair, with_effort
 from tests.data.paths import POOL_DIR
 
 SCHEMA_3_FILES = ("pool.json", "pool-115382dd.json")

@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 
 from scoring.finishing import finish, log_distance, positions, tiers
+from scoring.groupings import family, hue, view_groupings
 from scoring.judged import contributions, judged_in_scope
 from scoring.shapes import AXIS_NAMES, DEFAULT_FAMILY_PATTERN, SUMS, TIER_NAMES, A, S
 from scoring.sums import pool_axes, raw_axes, weighted_medians
-from scoring.views import family, hue, view_groupings
 from tests.scoring.synthetic import cycle_frame
 
 NAN = math.nan

@@ -29,7 +29,6 @@ Pure: numpy, scipy and pandas, no Django.
 """
 
 import math
-from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 
 import numpy as np
@@ -37,13 +36,16 @@ import pandas as pd
 from scipy import linalg, optimize, sparse
 from scipy.special import expit
 
+from scoring.shapes import SHIP_JUDGED
+
 # Two-sided 95% normal quantile for the interval of a pairing's effect.
 Z_95 = 1.959963984540054
 # Prior sds of statsmodels' BinomialBayesMixedGLM defaults: fe_p for the intercept, vcp_p for each log σ.
 INTERCEPT_PRIOR_SD = 2.0
 LOG_SD_PRIOR_SD = 1.0
 
-REQUIRED_COLUMNS = ("contributor", "shipped", "ship_status", "assistant_steps", "edits", "edit_paths")
+# The fields a judged cycle brings to the fit; which cycles are judged (A1) is the caller's: scoring.judged.judged_mask.
+REQUIRED_COLUMNS = ("contributor", "shipped", "ship_status")
 
 # The variance search starts from σ_p ≈ 0.37, σ_c ≈ 0.61 and a simplex one unit of log σ wide: log σ to 0.001 is
 # far finer than the data can tell.
@@ -72,7 +74,7 @@ class PairingEffect:
 
 
 @dataclass(frozen=True)
-class AdjustedFit:
+class PairingFit:
     """The B3 result for one view.
 
     ``contributor_variance_share`` is σ_c² / (σ_c² + σ_p²): the contributor and pairing variance components at
@@ -241,13 +243,9 @@ def _label_array(cycles: pd.DataFrame, labels: pd.Series | np.ndarray) -> np.nda
 
 
 def _cell_counts(cycles: pd.DataFrame, labels: np.ndarray, ranked: set[str]) -> pd.DataFrame:
-    """Trials and successes per (pairing, contributor) over judged, ship-judged cycles of ranked pairings."""
-    in_fit = (
-        pd.Series(labels, index=cycles.index).isin(ranked).to_numpy()
-        & (cycles["assistant_steps"].to_numpy() > 0)
-        & (cycles["edits"].to_numpy() > 0)
-        & (cycles["edit_paths"].to_numpy() == 1)
-        & (cycles["ship_status"].to_numpy() == 0)
+    """Trials and successes per (pairing, contributor) over the ship-judged cycles of ranked pairings."""
+    in_fit = pd.Series(labels, index=cycles.index).isin(ranked).to_numpy() & (
+        cycles["ship_status"].to_numpy() == SHIP_JUDGED
     )
     frame = pd.DataFrame(
         {
@@ -263,9 +261,9 @@ def _cell_counts(cycles: pd.DataFrame, labels: np.ndarray, ranked: set[str]) -> 
     )
 
 
-def _unavailable(separable: dict[str, bool], reason: str) -> AdjustedFit:
+def _unavailable(separable: dict[str, bool], reason: str) -> PairingFit:
     effects = {label: PairingEffect(odds_ratio=None, ci=None, separable=flag) for label, flag in separable.items()}
-    return AdjustedFit(
+    return PairingFit(
         effects=effects, contributor_variance_share=None, converged=False, message=f"adjustment unavailable: {reason}"
     )
 
@@ -290,18 +288,19 @@ def _fit(cells: _Cells) -> tuple[_Mode, float, float]:
     return mode, math.exp(2 * log_sd_pairing), math.exp(2 * log_sd_contributor)
 
 
-def fit_pairing_effects(cycles: pd.DataFrame, *, labels: pd.Series | np.ndarray, ranked: set[str]) -> AdjustedFit:
+def fit_pairing_effects(judged: pd.DataFrame, *, labels: pd.Series | np.ndarray, ranked: set[str]) -> PairingFit:
     """Fit B3's mixed logistic model for one pairing view; never raises on data it cannot fit.
 
-    ``cycles`` carries the stored fields named in ``REQUIRED_COLUMNS``; ``labels`` gives each row's pairing label
+    ``judged`` holds judged cycles only (A1: select them with scoring.judged.judged_mask) with the stored fields
+    named in ``REQUIRED_COLUMNS``; ``labels`` gives each row's pairing label
     (rows labelled "" or NaN are not pairings); only cycles of the ``ranked`` pairings enter the fit. Every ranked
     pairing gets an entry in ``effects``. A fit that fails, yields non-finite numbers or does not converge comes
     back with ``converged`` False, no numbers and the reason in ``message``.
     """
-    missing = [column for column in REQUIRED_COLUMNS if column not in cycles.columns]
+    missing = [column for column in REQUIRED_COLUMNS if column not in judged.columns]
     if missing:
-        raise ValueError(f"cycles lacks columns: {', '.join(missing)}")
-    counts = _cell_counts(cycles, _label_array(cycles, labels), ranked)
+        raise ValueError(f"judged lacks columns: {', '.join(missing)}")
+    counts = _cell_counts(judged, _label_array(judged, labels), ranked)
 
     contributors_per_pairing = counts.groupby("pairing")["contributor"].nunique()
     separable = {label: bool(contributors_per_pairing.get(label, 0) >= 2) for label in sorted(ranked)}
@@ -349,25 +348,9 @@ def fit_pairing_effects(cycles: pd.DataFrame, *, labels: pd.Series | np.ndarray,
         effects[label] = PairingEffect(
             odds_ratio=math.exp(mean), ci=(math.exp(mean - half_width), math.exp(mean + half_width)), separable=True
         )
-    return AdjustedFit(
+    return PairingFit(
         effects=effects,
         contributor_variance_share=share,
         converged=True,
         message=f"fitted on {trials} cycles: {len(pairings)} pairings, {len(contributors)} contributors",
     )
-
-
-def rank_stability(
-    rank_without: Callable[[frozenset[int]], Mapping[str, int]], *, contributors: Iterable[int]
-) -> dict[str, tuple[int, int]]:
-    """Per label, the (best, worst) rank over leaving each contributor out in turn.
-
-    ``rank_without`` maps a set of excluded contributor ids to {label: rank}; a label absent from a run (e.g. no
-    longer ranked without that contributor) just does not count for that run.
-    """
-    bounds: dict[str, tuple[int, int]] = {}
-    for contributor in sorted(set(contributors)):
-        for label, rank in rank_without(frozenset({contributor})).items():
-            low, high = bounds.get(label, (rank, rank))
-            bounds[label] = (min(low, rank), max(high, rank))
-    return bounds

@@ -1,6 +1,6 @@
 """Benchmark of the scoring engine at a million generated cycles (not collected by pytest).
 
-    .venv/bin/python -m tests.scoring.bench_engine [--cycles 1000000] [--resamples 200] [--postgres URL]
+    .venv/bin/python bench/engine.py [--cycles 1000000] [--resamples 200] [--postgres URL]
 
 Prints wall and CPU seconds and peak memory of compute_document without and with the
 bootstrap, and, with --postgres, the time PostgreSQL takes for the plain A2 sums of the
@@ -10,12 +10,18 @@ six views as GROUP BY queries over the same cycles (in a scratch table it drops 
 import argparse
 import io
 import resource
+import sys
 import time
+from pathlib import Path
 
 import pandas as pd
 
-from scoring import ScoringConfig, compute_document
-from tests.scoring.synthetic import synthetic_cycles
+REPO = Path(__file__).resolve().parents[1]
+if str(REPO) not in sys.path:
+    sys.path.insert(0, str(REPO))
+
+from scoring import ScoringConfig, compute_document  # noqa: E402
+from tests.scoring.synthetic import synthetic_cycles  # noqa: E402
 
 # The A2 sums of one view; {key} is the view's grouping expression. Built from constants only.
 SUMS_SELECT = (

@@ -1,4 +1,4 @@
-"""Scoring spec B3: the pairing effect net of contributors (scoring/adjusted.py). Pure: no database."""
+"""Scoring spec B3: the pairing effect net of contributors (scoring/pairing_effects.py). Pure: no database."""
 
 import math
 import time
@@ -10,7 +10,8 @@ import pytest
 from scipy import sparse
 from statsmodels.genmod.bayes_mixed_glm import BinomialBayesMixedGLM
 
-from scoring.adjusted import AdjustedFit, PairingEffect, centred_contrasts, fit_pairing_effects, rank_stability
+from scoring.judged import judged_mask
+from scoring.pairing_effects import PairingEffect, PairingFit, centred_contrasts, fit_pairing_effects
 
 
 def _pool(contributor: np.ndarray, pairing: np.ndarray, log_odds: np.ndarray, rng: np.random.Generator):
@@ -219,9 +220,9 @@ def test_it_leaves_out_unjudged_pending_unlabelled_and_unranked_cycles() -> None
     noise_labels = np.array(["p1", "p1", "p1", "p1", "p1", "", np.nan, "unranked"], dtype=object)
 
     clean = fit_pairing_effects(cycles, labels=labels, ranked=set(effects))
-    noisy = fit_pairing_effects(
-        pd.concat([cycles, noise], ignore_index=True), labels=np.r_[labels, noise_labels], ranked=set(effects)
-    )
+    everything, every_label = pd.concat([cycles, noise], ignore_index=True), np.r_[labels, noise_labels]
+    judged = judged_mask(everything)  # the caller's A1 filter, as scoring.enrich applies it
+    noisy = fit_pairing_effects(everything[judged], labels=every_label[judged], ranked=set(effects))
 
     assert clean.converged
     assert noisy == clean
@@ -247,7 +248,7 @@ def test_it_gives_the_same_numbers_for_the_same_cycles() -> None:
     assert fit_pairing_effects(cycles.copy(), labels=labels.copy(), ranked=set(effects)) == first
 
 
-def _assert_unavailable(fit: AdjustedFit, ranked: set[str]) -> None:
+def _assert_unavailable(fit: PairingFit, ranked: set[str]) -> None:
     assert fit.converged is False
     assert fit.message.startswith("adjustment unavailable: ")
     assert fit.contributor_variance_share is None
@@ -319,43 +320,6 @@ def test_it_fits_a_million_cycles_within_seconds() -> None:
 
     assert fit.converged, fit.message
     assert elapsed < 5.0
-
-
-def test_it_reports_each_labels_rank_range_over_leaving_each_contributor_out() -> None:
-    calls: list[frozenset[int]] = []
-    ranks_without = {
-        1: {"a": 2, "b": 1, "c": 3},
-        2: {"a": 1, "b": 2},  # c is no longer ranked without contributor 2
-        3: {"a": 1, "b": 3, "c": 2},
-    }
-
-    def rank_without(excluded: frozenset[int]) -> dict[str, int]:
-        calls.append(excluded)
-        (contributor,) = excluded
-        return ranks_without[contributor]
-
-    bounds = rank_stability(rank_without, contributors=[3, 1, 2, 1])
-
-    assert bounds == {"a": (1, 2), "b": (1, 3), "c": (2, 3)}
-    assert calls == [frozenset({1}), frozenset({2}), frozenset({3})]
-
-
-def test_it_finds_a_lead_that_rests_on_one_contributor() -> None:
-    # Ship counts per (label, contributor); the callable ranks labels by ship rate without the excluded ones.
-    shipped = {("x", 1): (19, 20), ("x", 2): (2, 10), ("y", 1): (6, 10), ("y", 2): (6, 10), ("y", 3): (6, 10)}
-
-    def rank_without(excluded: frozenset[int]) -> dict[str, int]:
-        rates: dict[str, list[int]] = {}
-        for (label, contributor), (wins, total) in shipped.items():
-            if contributor not in excluded:
-                rates.setdefault(label, [0, 0])
-                rates[label][0] += wins
-                rates[label][1] += total
-        order = sorted(rates, key=lambda label: -rates[label][0] / rates[label][1])
-        return {label: position + 1 for position, label in enumerate(order)}
-
-    assert rank_stability(rank_without, contributors={1, 2, 3}) == {"x": (1, 2), "y": (1, 2)}
-    assert rank_stability(rank_without, contributors=[]) == {}
 
 
 def test_it_cancels_what_all_effects_share_in_the_centred_contrast() -> None:

@@ -1,0 +1,138 @@
+"""B1's compare: scoreAdj(A) - scoreAdj(B) with its interval, from stored bootstrap samples or from the cycles.
+
+Every ranked group of a view is scored on the same resamples (one draw of the whole pool per resample), so the
+difference of two groups' samples, resample by resample, is the comparison's bootstrap. The recompute keeps each
+view's samples beside the document (score_pool); the page reads two columns of them back and calls
+compare_from_samples. compare_groups draws them afresh from the cycles. Both give a Comparison.
+
+Pure: numpy and pandas, no Django.
+"""
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import date
+
+import numpy as np
+import numpy.typing as npt
+import pandas as pd
+
+from scoring.bootstrap import SCORE_RANGE, cluster_t_interval
+from scoring.caveats import contributorship
+from scoring.document import ScoringConfig, prepare, score_view
+from scoring.shapes import VIEWS, ViewName
+
+DEFAULT_CONFIG = ScoringConfig()  # frozen, so one shared default is safe
+
+
+class GroupNotRanked(ValueError):
+    """A comparison named a group that is not ranked in that view and scope."""
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """scoreAdj(A) - scoreAdj(B), its 95% cluster bootstrap-t interval with K = min(K_A, K_B), and the share of
+    resamples in which A scored strictly higher.
+
+    ``ci`` is None without samples, when the two sides hold different counts or when the smaller side has one
+    contributor; ``share_a_better`` is None without samples; ``contributors`` (K) is None without samples;
+    ``resamples`` counts the paired samples used (0 without).
+    """
+
+    score_a: float
+    score_b: float
+    contributors_a: int
+    contributors_b: int
+    difference: float
+    ci: tuple[float, float] | None = None
+    share_a_better: float | None = None
+    resamples: int = 0
+    contributors: int | None = None
+
+    @property
+    def lo(self) -> float | None:
+        return None if self.ci is None else self.ci[0]
+
+    @property
+    def hi(self) -> float | None:
+        return None if self.ci is None else self.ci[1]
+
+
+def compare_from_samples(
+    *,
+    score_a: float,
+    score_b: float,
+    samples_a: Sequence[float] | npt.NDArray[np.float64],
+    samples_b: Sequence[float] | npt.NDArray[np.float64],
+    contributors_a: int,
+    contributors_b: int,
+) -> Comparison:
+    """The comparison of two groups from their samples of the same resamples (paired by resample)."""
+    draws_a = np.asarray(samples_a, dtype=np.float64)
+    draws_b = np.asarray(samples_b, dtype=np.float64)
+    difference = float(score_a - score_b)
+    known = Comparison(
+        score_a=float(score_a),
+        score_b=float(score_b),
+        contributors_a=int(contributors_a),
+        contributors_b=int(contributors_b),
+        difference=difference,
+    )
+    if draws_a.ndim != 1 or draws_a.shape != draws_b.shape or len(draws_a) == 0:
+        return known
+    diffs = draws_a - draws_b
+    contributors = min(int(contributors_a), int(contributors_b))
+    lo, hi = cluster_t_interval(
+        np.array([difference]), diffs[:, None], np.array([contributors]), clip=(-SCORE_RANGE[1], SCORE_RANGE[1])
+    )
+    ci = (float(lo[0]), float(hi[0])) if np.isfinite(lo[0]) and np.isfinite(hi[0]) else None
+    return Comparison(
+        score_a=known.score_a,
+        score_b=known.score_b,
+        contributors_a=known.contributors_a,
+        contributors_b=known.contributors_b,
+        difference=difference,
+        ci=ci,
+        share_a_better=float((diffs > 0).mean()),
+        resamples=len(diffs),
+        contributors=contributors,
+    )
+
+
+def compare_groups(
+    cycles: pd.DataFrame,
+    config: ScoringConfig = DEFAULT_CONFIG,
+    *,
+    view: ViewName,
+    label_a: str,
+    label_b: str,
+    since: date | None = None,
+    until: date | None = None,
+) -> Comparison:
+    """The comparison of two ranked groups of a view, bootstrapping the cycles afresh.
+
+    Uses the draws of the view's own bootstrap (the pool recomputed per resample), so the comparison agrees with
+    the intervals on the ranking page and with compare_from_samples over the samples score_pool keeps.
+    """
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}")
+    prepared = prepare(cycles, config, since, until)
+    result = score_view(prepared, view, config)
+    card = result.scorecard
+    ranked_ids = np.flatnonzero(card.ranked)
+    ranked_labels = [card.grouping.labels[g] for g in ranked_ids]
+    for label in (label_a, label_b):
+        if label not in ranked_labels:
+            raise GroupNotRanked(f"{label!r} is not a ranked group of the {view} view in this scope")
+    a, b = ranked_labels.index(label_a), ranked_labels.index(label_b)
+    who = contributorship(
+        card.grouping.codes, prepared.judged.contributor_code, len(card.grouping.labels), prepared.judged.contributors
+    )
+    no_samples = np.array([], dtype=np.float64)
+    return compare_from_samples(
+        score_a=float(card.finished.score_adj[a]),
+        score_b=float(card.finished.score_adj[b]),
+        samples_a=no_samples if result.samples is None else result.samples[:, a],
+        samples_b=no_samples if result.samples is None else result.samples[:, b],
+        contributors_a=int(who.contributors[ranked_ids[a]]),
+        contributors_b=int(who.contributors[ranked_ids[b]]),
+    )

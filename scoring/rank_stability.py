@@ -1,0 +1,281 @@
+"""The rank stability caveat: each ranked group's point rank with every contributor left out in turn.
+
+For every ranked group, the range of its point rank (1 + the ranked groups with a strictly higher scoreAdj) when
+each contributor with judged cycles in scope is left out in turn. Leaving one out is not a new recompute: its
+(group, contributor) sums are subtracted from the group totals, the groups that fall below the ranking threshold
+leave the ranking and the pool, and the pool and finishing run once on the reduced sums of every leave-one-out at
+once. The latency medians without a contributor are exact: a bisection over each latency bag's running weights,
+less the running weight of the cycles left out (kept per contributor, group and cell as sorted keys), so no bag is
+ever rebuilt.
+
+Pure: numpy, no Django.
+"""
+
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+import numpy as np
+import numpy.typing as npt
+
+from scoring.document import Prepared, ScoringConfig
+from scoring.finishing import finish_adjusted_score
+from scoring.scorecard import PointScorecard, group_bags, point_scorecard, pool_bag_rows
+from scoring.shapes import SUMS, A, S
+from scoring.sums import evidence, pool_axes, raw_axes
+
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+
+# Leave-one-out runs x ranked groups finished at once; a few float arrays of ten times this size are alive.
+STABILITY_CHUNK_CELLS = 400_000
+
+
+@dataclass(frozen=True)
+class _KeyedWeights:
+    """Latency pairs of one sorted bag layout, re-sorted by key = class base + position, with running weights.
+
+    The weight left out of a class (a contributor, a group, a cell) before position j is
+    running[searchsorted(keys, base + j)] - running[searchsorted(keys, base + start)].
+    """
+
+    keys: IntArray
+    running: IntArray
+
+    @classmethod
+    def of(cls, classes: list[tuple[int, IntArray]], weights: IntArray) -> "_KeyedWeights":
+        """Keys for each class (first code, per-pair codes) in turn; classes must come in ascending key ranges.
+
+        A pair at position p of code k gets key (first + k) * stride + p. A stable sort by code keeps positions
+        ascending within a code, so the keys come out sorted without sorting them.
+        """
+        stride = len(weights) + 1
+        keys, ordered_weights = [], []
+        for first, codes in classes:
+            order = np.argsort(codes.astype(np.uint16) if len(codes) and codes.max() < 2**16 else codes, kind="stable")
+            keys.append((first + codes[order]) * stride + order)
+            ordered_weights.append(weights[order])
+        running = np.zeros(sum(len(k) for k in keys) + 1, dtype=np.int64)
+        np.cumsum(np.concatenate(ordered_weights), out=running[1:])
+        return cls(keys=np.concatenate(keys).astype(np.int64), running=running)
+
+    def before(self, base: IntArray, position: IntArray) -> IntArray:
+        return self.running[np.searchsorted(self.keys, base + position, side="left")]
+
+
+@dataclass(frozen=True)
+class _Removal:
+    """Per query, the weighted pairs left out: terms (query, class base, sign) over one _KeyedWeights."""
+
+    query: IntArray
+    base: IntArray
+    sign: IntArray
+
+
+def reduced_medians(
+    values: FloatArray,
+    weights: IntArray,
+    starts: IntArray,
+    ends: IntArray,
+    keyed: _KeyedWeights,
+    removal: _Removal,
+) -> FloatArray:
+    """A3's weighted median of bag [starts[q], ends[q]) of ``values`` (sorted in each bag) without some pairs.
+
+    The running weight of the bag less that of the pairs left out is non-decreasing in the position, so the first
+    position where it reaches half the remaining total is found by bisection, all queries at once. NaN where no
+    weight remains.
+    """
+    running = np.zeros(len(weights) + 1, dtype=np.int64)
+    np.cumsum(weights, out=running[1:])
+    queries = len(starts)
+    left_out_before_start = keyed.before(removal.base, starts[removal.query])
+
+    def kept_before(position: IntArray) -> IntArray:
+        left_out = removal.sign * (keyed.before(removal.base, position[removal.query]) - left_out_before_start)
+        removed = np.bincount(removal.query, weights=left_out, minlength=queries).astype(np.int64)
+        return running[position] - running[starts] - removed
+
+    total = kept_before(ends)
+    target = (total + 1) // 2
+    lo, hi = starts + 1, ends.copy()
+    while np.any(lo < hi):
+        mid = (lo + hi) // 2
+        reached = kept_before(mid) >= target
+        hi = np.where(reached, mid, hi)
+        lo = np.where(reached, lo, mid + 1)
+    out = np.full(queries, np.nan)
+    some = total > 0
+    out[some] = values[lo[some] - 1]
+    return out
+
+
+@dataclass(frozen=True)
+class _LeaveOneOut:
+    """A view's ranked groups with every contributor left out in turn (C runs, R ranked groups)."""
+
+    card: PointScorecard
+    ranked_ids: IntArray  # group codes of the R ranked groups
+    totals: FloatArray  # (R, S)
+    cell_run: IntArray  # per (group, contributor) cell with cycles: its contributor, i.e. its run
+    cell_group: IntArray  # ... and its ranked group
+    cell_sums: FloatArray  # (cells, S)
+    cell_latency: FloatArray  # the group's latency median without that contributor
+    pool_latency: FloatArray  # (C,) the pool's latency median in each run
+    contributors: int
+
+
+# Up to this many (group, contributor) cells, distinct cells are found by counting rather than sorting.
+_DENSE_CELLS = 20_000_000
+
+
+def _distinct(keys: IntArray, size: int) -> tuple[IntArray, IntArray]:
+    """np.unique(keys, return_inverse=True) for keys in [0, size), by counting when size allows."""
+    if size > _DENSE_CELLS:
+        values, inverse = np.unique(keys, return_inverse=True)
+        return values, inverse.ravel().astype(np.int64)
+    present = np.zeros(size, dtype=np.bool_)
+    present[keys] = True
+    values = np.flatnonzero(present)
+    index = np.zeros(size, dtype=np.int64)
+    index[values] = np.arange(len(values))
+    return values, index[keys]
+
+
+def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _LeaveOneOut:
+    grouping = prepared.groupings[view]  # type: ignore[index]
+    contributions = prepared.contributions
+    who = prepared.judged.contributor_code
+    contributors = prepared.judged.contributors
+    card = point_scorecard(grouping, contributions, config.min_judged, config.evidence_k)
+    ranked_ids = np.flatnonzero(card.ranked).astype(np.int64)
+    groups = len(ranked_ids)
+    position = np.full(len(grouping.labels), -1, dtype=np.int64)
+    position[ranked_ids] = np.arange(groups)
+    codes = grouping.codes
+    ranked_group = np.where(codes >= 0, position[np.maximum(codes, 0)], -1)
+    member = np.flatnonzero(ranked_group >= 0)
+
+    cell_key = ranked_group[member] * contributors + who[member]
+    cells, cell_of_cycle = _distinct(cell_key, groups * contributors)
+    cell_sums = np.empty((len(cells), len(SUMS)))
+    for s in range(len(SUMS)):
+        cell_sums[:, s] = np.bincount(cell_of_cycle, weights=contributions.columns[s][member], minlength=len(cells))
+    cell_group, cell_run = cells // contributors, cells % contributors
+    totals = card.sums[ranked_ids]
+
+    # Each group's latency without the cell's contributor: one query per cell whose contributor has pairs there.
+    bag_rows, bag_bounds = group_bags(codes, card.ranked, contributions)
+    bag_weights = contributions.steps[bag_rows]
+    bag_cell = ranked_group[bag_rows] * contributors + who[bag_rows]
+    stride = len(bag_rows) + 1
+    keyed = _KeyedWeights.of([(0, bag_cell)], bag_weights)
+    cell_latency = card.raw[ranked_ids[cell_group], A["lat"]].copy()
+    with_pairs = np.flatnonzero(np.isin(cells, _distinct(bag_cell, groups * contributors)[0], assume_unique=True))
+    if len(with_pairs):
+        query_group = cell_group[with_pairs]
+        cell_latency[with_pairs] = reduced_medians(
+            contributions.latency[bag_rows],
+            bag_weights,
+            bag_bounds[query_group],
+            bag_bounds[query_group + 1],
+            keyed,
+            _Removal(
+                query=np.arange(len(with_pairs)),
+                base=cells[with_pairs] * stride,
+                sign=np.ones(len(with_pairs), dtype=np.int64),
+            ),
+        )
+
+    # The pool's latency in each run: all ranked groups' pairs together, less the contributor's, less the groups
+    # that the contributor's leaving drops below the ranking threshold (their other contributors' pairs).
+    pool_rows = pool_bag_rows(codes, card.ranked, contributions)
+    pool_weights = contributions.steps[pool_rows]
+    pool_group, pool_who = ranked_group[pool_rows], who[pool_rows]
+    stride = len(pool_rows) + 1
+    group_class = contributors
+    cell_class = contributors + groups
+    keyed = _KeyedWeights.of(
+        [(0, pool_who), (group_class, pool_group), (cell_class, pool_group * contributors + pool_who)],
+        pool_weights,
+    )
+    dropped = np.flatnonzero(totals[cell_group, S["hjudged"]] - cell_sums[:, S["hjudged"]] < config.min_judged)
+    runs = np.arange(contributors)
+    pool_latency = reduced_medians(
+        contributions.latency[pool_rows],
+        pool_weights,
+        np.zeros(contributors, dtype=np.int64),
+        np.full(contributors, len(pool_rows), dtype=np.int64),
+        keyed,
+        _Removal(
+            query=np.concatenate((runs, cell_run[dropped], cell_run[dropped])),
+            base=np.concatenate(
+                (
+                    runs * stride,
+                    (group_class + cell_group[dropped]) * stride,
+                    (cell_class + cells[dropped]) * stride,
+                )
+            ),
+            sign=np.concatenate(
+                (np.ones(contributors, np.int64), np.ones(len(dropped), np.int64), -np.ones(len(dropped), np.int64))
+            ),
+        ),
+    )
+    return _LeaveOneOut(
+        card=card,
+        ranked_ids=ranked_ids,
+        totals=totals,
+        cell_run=cell_run,
+        cell_group=cell_group,
+        cell_sums=cell_sums,
+        cell_latency=cell_latency,
+        pool_latency=pool_latency,
+        contributors=contributors,
+    )
+
+
+def _run_chunks(runs: int, groups: int) -> Iterator[tuple[int, int]]:
+    size = max(1, STABILITY_CHUNK_CELLS // max(groups, 1))
+    for start in range(0, runs, size):
+        yield start, min(runs, start + size)
+
+
+def leave_one_out_ranks(prepared: Prepared, view: str, config: ScoringConfig) -> tuple[list[str], IntArray]:
+    """The ranked groups' labels and their (C, R) point ranks with each contributor left out; 0 = not ranked."""
+    loo = _leave_one_out(prepared, view, config)
+    labels = [loo.card.grouping.labels[g] for g in loo.ranked_ids]
+    groups, runs = len(loo.ranked_ids), loo.contributors
+    ranks = np.zeros((runs, groups), dtype=np.int64)
+    if groups == 0:
+        return labels, ranks
+    base_latency = loo.card.raw[loo.ranked_ids, A["lat"]]
+    for start, end in _run_chunks(runs, groups):
+        size = end - start
+        sums = np.broadcast_to(loo.totals, (size, groups, len(SUMS))).copy()
+        latency = np.broadcast_to(base_latency, (size, groups)).copy()
+        mine = np.flatnonzero((loo.cell_run >= start) & (loo.cell_run < end))
+        run, group = loo.cell_run[mine] - start, loo.cell_group[mine]
+        sums[run, group] -= loo.cell_sums[mine]
+        latency[run, group] = loo.cell_latency[mine]
+        ranked = sums[..., S["hjudged"]] >= config.min_judged
+        pool = pool_axes(np.where(ranked[..., None], sums, 0.0), loo.pool_latency[start:end])
+        with np.errstate(all="ignore"):
+            scores = finish_adjusted_score(raw_axes(sums, latency), evidence(sums), pool[:, None, :], config.evidence_k)
+        # Scores lie in [0, 100]: -1 keeps an unranked group below every ranked one.
+        scores = np.where(ranked, scores, -1.0)
+        for r in range(size):
+            ordered = np.sort(scores[r])
+            higher = groups - np.searchsorted(ordered, scores[r], side="right")
+            ranks[start + r] = np.where(ranked[r], 1 + higher, 0)
+    return labels, ranks
+
+
+def rank_ranges(prepared: Prepared, view: str, config: ScoringConfig) -> dict[str, tuple[int, int]]:
+    """Per ranked group, (best, worst) point rank over leaving each contributor out; absent if never ranked."""
+    labels, ranks = leave_one_out_ranks(prepared, view, config)
+    out: dict[str, tuple[int, int]] = {}
+    for i, label in enumerate(labels):
+        column = ranks[:, i]
+        column = column[column > 0]
+        if len(column):
+            out[label] = (int(column.min()), int(column.max()))
+    return out

@@ -82,8 +82,7 @@ def working_style(*, rows: Sequence[Row], title: str) -> SafeString:
 
     desc = "; ".join(f"{p.row.label}: {p.tokens_in:,.0f} read, {p.tokens_out:,.0f} written" for p in shown)
     parts = [
-        f'<svg class="lab-style" viewBox="0 0 340 220" role="img" aria-labelledby="style-t" '
-        f'style="width: 100%; max-width: 26rem; height: auto; display: block">'
+        f'<svg class="lab-style" viewBox="0 0 340 220" role="img" aria-labelledby="style-t">'
         f'<title id="style-t">{escape(title)}</title><desc>{escape(desc)}</desc>',
         f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#c4cad0"/>',
         f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#c4cad0"/>',

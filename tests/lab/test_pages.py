@@ -33,6 +33,8 @@ def test_it_shows_each_source_with_its_numbers_and_caveats(shipped: None, client
     assert 'class="lab-spread"' in page and 'class="lab-style"' in page
     assert "/data/lab.csv?source=swebench-pro" in page
     assert "Add your lab: the runs format" in page
+    # The Content-Security-Policy refuses style attributes: charts style themselves from the stylesheet.
+    assert " style=" not in page
 
 
 def test_it_shows_the_resolve_rate_with_its_task_interval(shipped: None, client: Client) -> None:

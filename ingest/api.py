@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from datetime import datetime
 from typing import Any
 
 from django.conf import settings
@@ -20,7 +21,15 @@ from rest_framework.views import APIView
 from core.errors import api_error
 from ingest import openapi, serializers
 from ingest.columns import SCHEMA_3_COLUMNS
-from ingest.contract import MAX_ERRORS, ContractError, RowErrors, Validation, parse_install, validate_envelope
+from ingest.contract import (
+    MAX_ERRORS,
+    ContractError,
+    Envelope,
+    RowErrors,
+    Validation,
+    parse_install,
+    validate_envelope,
+)
 from ingest.hooks import newest_snapshot_id
 from ingest.models import install_hash
 from ingest.selectors import pool_counts
@@ -176,6 +185,28 @@ def _refuse_atomic_parameter() -> Response:
     )
 
 
+def _checked_envelope(
+    request: Request, *, now: datetime, before: Callable[[Request], None] | None = None
+) -> tuple[Validation, Envelope] | Response:
+    """The checks a contribution and its preview share: a readable JSON body, the atomic parameter, the contract.
+
+    `before` runs once the body is parsed and before it is checked (the install's throttle). Returns the
+    validation and its envelope, or the answer that refuses the request.
+    """
+    refusal = _refuse_unreadable_body(request)
+    if refusal is not None:
+        return refusal
+    atomic = _wants_atomic(request)
+    if atomic is None:
+        return _refuse_atomic_parameter()
+    if before is not None:
+        before(request)
+    validation = validate_envelope(request.data, now=now, max_rows=settings.INGEST_MAX_ROWS)
+    if validation.envelope is None or (atomic and validation.skipped):
+        return _refuse_invalid(validation)
+    return validation, validation.envelope
+
+
 def _skipped_rows(validation: Validation) -> dict[str, Any]:
     """What a 202 or a preview says about the rows left out."""
     return {"skipped": validation.skipped, "errors": _listed(validation.row_errors)}
@@ -198,24 +229,13 @@ class ContributeApi(APIView):
         responses={202: serializers.ContributionAcceptedSerializer, **ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
-        refusal = _refuse_unreadable_body(request)
-        if refusal is not None:
-            return refusal
-        atomic = _wants_atomic(request)
-        if atomic is None:
-            return _refuse_atomic_parameter()
-        data = request.data
-        install = parse_install(data.get("install")) if isinstance(data, dict) else None
-        if install is not None:
-            throttle = InstallRateThrottle(install_hash(install))
-            if not throttle.allow_request(request, self):
-                self.throttled(request, throttle.wait() or 1)
         now = timezone.now()
-        validation = validate_envelope(data, now=now, max_rows=settings.INGEST_MAX_ROWS)
-        if validation.envelope is None or (atomic and validation.skipped):
-            return _refuse_invalid(validation)
+        checked = _checked_envelope(request, now=now, before=self._throttle_install)
+        if isinstance(checked, Response):
+            return checked
+        validation, envelope = checked
         try:
-            result = contribute(envelope=validation.envelope, now=now, skipped=validation.skipped)
+            result = contribute(envelope=envelope, now=now, skipped=validation.skipped)
         except InstallRetractedError:
             return api_error(RETRACTED_SENTENCE, status_code=status.HTTP_410_GONE)
         body = {
@@ -227,6 +247,15 @@ class ContributeApi(APIView):
             **_skipped_rows(validation),
         }
         return Response(body, status=status.HTTP_202_ACCEPTED)
+
+    def _throttle_install(self, request: Request) -> None:
+        """Count the request against its install, once the body is parsed (the install is in it)."""
+        data = request.data
+        install = parse_install(data.get("install")) if isinstance(data, dict) else None
+        if install is not None:
+            throttle = InstallRateThrottle(install_hash(install))
+            if not throttle.allow_request(request, self):
+                self.throttled(request, throttle.wait() or 1)
 
 
 @extend_schema(exclude=True)  # the same operation as ContributeApi, at the path the OpenCode plugin posts to
@@ -250,16 +279,10 @@ class PreviewApi(APIView):
         responses={200: serializers.PreviewSerializer, **ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
-        refusal = _refuse_unreadable_body(request)
-        if refusal is not None:
-            return refusal
-        atomic = _wants_atomic(request)
-        if atomic is None:
-            return _refuse_atomic_parameter()
-        validation = validate_envelope(request.data, now=timezone.now(), max_rows=settings.INGEST_MAX_ROWS)
-        if validation.envelope is None or (atomic and validation.skipped):
-            return _refuse_invalid(validation)
-        envelope = validation.envelope
+        checked = _checked_envelope(request, now=timezone.now())
+        if isinstance(checked, Response):
+            return checked
+        validation, envelope = checked
         if preview(envelope=envelope).retracted:
             return api_error(RETRACTED_SENTENCE, status_code=status.HTTP_410_GONE)
         body = {

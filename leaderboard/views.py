@@ -46,10 +46,12 @@ def requester_digest(request: HttpRequest) -> str:
     return keyed_digest("address", client_address(request))  # type: ignore[arg-type]  # reads only request.META
 
 
-def published_view(snapshot: Published, view: str) -> dict[str, Any] | HttpResponse:
-    """One view of the published snapshot, or the 404 page when there is no such view."""
+def published_view(snapshot: Published | None, view: str) -> tuple[Published, dict[str, Any]] | HttpResponse:
+    """The published snapshot and one view of it, or the 404 page when there is none or no such view."""
+    if snapshot is None:
+        return not_found_page("Nothing is ranked yet.")
     try:
-        return presenters.view_document(snapshot.document, view)
+        return snapshot, presenters.view_document(snapshot.document, view)
     except presenters.UnknownGroup:
         return not_found_page("There is no such view.")
 
@@ -153,13 +155,10 @@ def pairing(request: HttpRequest) -> HttpResponse:
         return not_found_page("There is no such view.")
 
     def build(load: Lazy) -> HttpResponse:
-        snapshot = load()
-        if snapshot is None:
-            return not_found_page("Nothing is ranked yet.")
-        found = published_view(snapshot, view)
+        found = published_view(load(), view)
         if isinstance(found, HttpResponse):
             return found
-        view_doc = found
+        snapshot, view_doc = found
         context = base_context(snapshot)
         context.update({"view": view, "view_title": words.VIEW_TITLES[view], "label": label})
         context["method"] = presenters.method_numbers({**(view_doc.get("meta") or {}), "span": view_doc.get("span")})
@@ -209,13 +208,10 @@ def compare(request: HttpRequest) -> HttpResponse:
         return not_found_page("There is no such view.")
 
     def build(load: Lazy) -> HttpResponse:
-        snapshot = load()
-        if snapshot is None:
-            return not_found_page("Nothing is ranked yet.")
-        found = published_view(snapshot, view)
+        found = published_view(load(), view)
         if isinstance(found, HttpResponse):
             return found
-        view_doc = found
+        snapshot, view_doc = found
         groups = view_doc.get("groups", [])
         context = base_context(snapshot)
         context.update(

@@ -92,20 +92,14 @@ class JudgedCycles:
         return len(self.contributor)
 
 
-NUMBER_COLUMNS: Final = (
-    "human_turns",
-    "assistant_steps",
-    "edits",
-    "edit_errors",
-    "cost_usd",
-    "shipped",
-    "active_hours",
-    "verified",
-    "intervened",
-    "step_seconds_median",
-    "ship_status",
-)
 NAME_COLUMNS: Final = ("model", "effort", "planner_model", "planner_effort", "builder_model", "builder_effort")
+# The numeric columns the sums read: every cycle column but the identity, the day, the names and the
+# path flag (A1 reads that one, and a judged cycle always has it).
+NUMBER_COLUMNS: Final = tuple(
+    column
+    for column in CYCLE_COLUMNS
+    if column not in ("contributor", "cycle_key", "day", "edit_paths") and column not in NAME_COLUMNS
+)
 
 
 def judged_in_scope(cycles: pd.DataFrame, since: date | None = None, until: date | None = None) -> JudgedCycles:

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from pragmatikos_recorder import __version__
-from pragmatikos_recorder.client import BATCH_ROWS, Answer, contribution_url, request, stats_url
+from pragmatikos_recorder.client import BATCH_ROWS, Answer, NoServiceUrl, contribution_url, request, stats_url
 from pragmatikos_recorder.config import load_identity
 from pragmatikos_recorder.envelope import COLUMNS, envelope, to_rows
 from pragmatikos_recorder.scan import HARNESSES, Roots, find, scan
@@ -179,6 +179,9 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {"scan": cmd_scan, "submit": cmd_submit, "retract": cmd_retract, "status": cmd_status}
     try:
         return handlers[args.command](args)
+    except NoServiceUrl as error:
+        print(f"pragmatikos-record: {error}", file=sys.stderr)
+        return 2
     except OSError as error:  # the service unreachable, a folder unreadable: one sentence, no trace
         print(f"pragmatikos-record: {error}", file=sys.stderr)
         return 1

@@ -11,14 +11,24 @@ from typing import Any, Final
 
 from pragmatikos_recorder import __version__
 
-# The public service's contribution endpoint; PRAGMATIKOS_URL or --url point elsewhere.
-DEFAULT_URL: Final = "https://pragmatikos.dev/api/v1/contributions"
 CONTRIBUTIONS_PATH: Final = "/api/v1/contributions"
 BATCH_ROWS: Final = 5000  # well under the service's 20,000 rows and 8 MB per request
 
 
+class NoServiceUrl(ValueError):
+    """Neither --url nor PRAGMATIKOS_URL says where to send."""
+
+
 def contribution_url(option: str | None) -> str:
-    return (option or os.environ.get("PRAGMATIKOS_URL") or DEFAULT_URL).rstrip("/")
+    """The contribution endpoint: --url, else PRAGMATIKOS_URL. No default: cycles go only where the user says,
+    as the service's Contribute page gives the address."""
+    url = option or os.environ.get("PRAGMATIKOS_URL")
+    if not url:
+        raise NoServiceUrl(
+            "say where to send: --url https://HOST/api/v1/contributions, or set PRAGMATIKOS_URL "
+            "(the service's Contribute page gives its address)"
+        )
+    return url.rstrip("/")
 
 
 def stats_url(url: str) -> str:

@@ -144,37 +144,31 @@ class Validation:
         return self.envelope is not None and not self.errors and not self.too_many_rows and not self.skipped
 
 
+# The checks in the order they are tried: the first that holds names the problem (never the value).
+PRIVACY_RULES: Final[tuple[tuple[Callable[[str], object], str], ...]] = (
+    (WHITESPACE_RE.search, "must not contain whitespace"),
+    (
+        lambda value: not PATH_OR_ADDRESS_CHARS.isdisjoint(value),
+        "must not contain a path or address character (/ \\ ~ @)",
+    ),
+    (lambda value: value.endswith(FILE_EXTENSIONS), "must not end in a file extension"),
+    (EMAIL_RE.fullmatch, "must not be shaped like an e-mail address"),
+    (IPV4_RE.search, "must not be shaped like an IPv4 address"),
+    (MAC_RE.search, "must not be shaped like a hardware (MAC) address"),
+    (IPV6_RE.search, "must not be shaped like an IPv6 address"),
+    (lambda value: value.endswith(LOCAL_HOST_SUFFIXES), "must not name a machine on a local network"),
+    (CARD_RE.search, "must not be shaped like a card number"),
+    (UUID_RE.search, "must not be shaped like a UUID"),
+    (lambda value: "localhost" in value, "must not name the local machine"),
+    (lambda value: value.startswith(ID_PREFIXES), "must not start with a session, message or tool-call id prefix"),
+    (HEX_RUN_RE.search, "must not contain a run of 12 or more hex digits"),
+    (SECRET_RE.match, "must not look like a secret key"),
+)
+
+
 def privacy_problem(value: str) -> str | None:
     """Why a trimmed, lowercased string could identify a person, path, session or secret; None when it cannot."""
-    if WHITESPACE_RE.search(value):
-        return "must not contain whitespace"
-    if not PATH_OR_ADDRESS_CHARS.isdisjoint(value):
-        return "must not contain a path or address character (/ \\ ~ @)"
-    if value.endswith(FILE_EXTENSIONS):
-        return "must not end in a file extension"
-    if EMAIL_RE.fullmatch(value):
-        return "must not be shaped like an e-mail address"
-    if IPV4_RE.search(value):
-        return "must not be shaped like an IPv4 address"
-    if MAC_RE.search(value):
-        return "must not be shaped like a hardware (MAC) address"
-    if IPV6_RE.search(value):
-        return "must not be shaped like an IPv6 address"
-    if value.endswith(LOCAL_HOST_SUFFIXES):
-        return "must not name a machine on a local network"
-    if CARD_RE.search(value):
-        return "must not be shaped like a card number"
-    if UUID_RE.search(value):
-        return "must not be shaped like a UUID"
-    if "localhost" in value:
-        return "must not name the local machine"
-    if value.startswith(ID_PREFIXES):
-        return "must not start with a session, message or tool-call id prefix"
-    if HEX_RUN_RE.search(value):
-        return "must not contain a run of 12 or more hex digits"
-    if SECRET_RE.match(value):
-        return "must not look like a secret key"
-    return None
+    return next((message for holds, message in PRIVACY_RULES if holds(value)), None)
 
 
 class _Placeholder(str):

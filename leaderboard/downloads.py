@@ -24,7 +24,7 @@ from django.views.decorators.http import require_safe
 from core.times import iso_z
 from leaderboard import exports, presenters, words
 from leaderboard.caching import mark_cacheable, not_modified, page_etag, published_snapshot, serving_snapshot
-from leaderboard.http import not_found_page, param, render_page
+from leaderboard.http import chosen_view, not_found_page, render_page
 
 # How soon to ask again while the newest snapshot's export is being written.
 EXPORT_RETRY_SECONDS = 30
@@ -221,8 +221,8 @@ def ranking_rows(view: str, view_doc: dict[str, Any]) -> Iterator[list[Any]]:
 
 @require_safe
 def rankings_csv(request: HttpRequest) -> HttpResponse:
-    view = param(request, "view", words.DEFAULT_VIEW)
-    if view not in words.VIEW_TITLES:
+    view = chosen_view(request)
+    if view is None:
         return not_found_page("There is no such view.")
     _, snapshot_id = serving_snapshot()
     if snapshot_id == 0:

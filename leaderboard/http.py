@@ -5,6 +5,8 @@ from typing import Any, Final
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
+from leaderboard.words import DEFAULT_VIEW, VIEW_TITLES
+
 # Query values are capped before use: a label is at most 300 characters (GroupScore.label).
 MAX_PARAM_LENGTH: Final = 300
 
@@ -20,3 +22,9 @@ def render_page(template: str, context: dict[str, Any], *, status: int = 200) ->
 
 def not_found_page(message: str) -> HttpResponse:
     return render_page("404.html", {"message": message}, status=404)
+
+
+def chosen_view(request: HttpRequest) -> str | None:
+    """The ?view= asked for (the method's default when none), or None when there is no such view."""
+    view = param(request, "view", DEFAULT_VIEW)
+    return view if view in VIEW_TITLES else None

@@ -22,7 +22,7 @@ from ingest.services import retract
 from ingest.throttles import AddressRateThrottle, ThrottleUnavailableError, client_address
 from leaderboard import charts, presenters, selectors, services, words
 from leaderboard.caching import Lazy, Published, cached_page, published_snapshot, serving_snapshot
-from leaderboard.http import not_found_page, param, render_page
+from leaderboard.http import chosen_view, not_found_page, param, render_page
 from leaderboard.windows import Window, read_window
 
 HISTORY_POINTS = 60
@@ -68,8 +68,8 @@ def window_query(window: Window) -> str:
 
 @require_safe
 def leaderboard(request: HttpRequest) -> HttpResponse:
-    view = param(request, "view", words.DEFAULT_VIEW)
-    if view not in words.VIEW_TITLES:
+    view = chosen_view(request)
+    if view is None:
         return not_found_page("There is no such view.")
     params = {name: param(request, name) for name in ("window", "since", "until")}
     window = read_window(params, today=timezone.now().date())
@@ -149,10 +149,10 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def pairing(request: HttpRequest) -> HttpResponse:
-    view = param(request, "view", words.DEFAULT_VIEW)
-    label = param(request, "label")
-    if view not in words.VIEW_TITLES:
+    view = chosen_view(request)
+    if view is None:
         return not_found_page("There is no such view.")
+    label = param(request, "label")
 
     def build(load: Lazy) -> HttpResponse:
         found = published_view(load(), view)
@@ -202,10 +202,10 @@ def pairing(request: HttpRequest) -> HttpResponse:
 
 @require_safe
 def compare(request: HttpRequest) -> HttpResponse:
-    view = param(request, "view", words.DEFAULT_VIEW)
-    label_a, label_b = param(request, "a"), param(request, "b")
-    if view not in words.VIEW_TITLES:
+    view = chosen_view(request)
+    if view is None:
         return not_found_page("There is no such view.")
+    label_a, label_b = param(request, "a"), param(request, "b")
 
     def build(load: Lazy) -> HttpResponse:
         found = published_view(load(), view)

@@ -216,8 +216,14 @@ class Load:
                 self.failed("GET /data/cycles.csv", started)
                 continue
             self.tally.record("GET /data/cycles.csv", str(response.status), time.perf_counter() - started)
+            if response.status == 503:
+                # The next snapshot's file is being written: wait as a client honouring Retry-After would, briefly.
+                self.stop_wait(1.0)
             with self.tally.lock:
                 self.download_bytes += read
+
+    def stop_wait(self, seconds: float) -> None:
+        time.sleep(max(0.0, min(seconds, self.stop_at - time.perf_counter())))
 
     def reader(self, offset: int) -> None:
         conn = self.connection()
@@ -309,6 +315,11 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
+def snapshot_count(conn: psycopg.Connection[Any]) -> int:
+    row = conn.execute("SELECT count(*) FROM leaderboard_snapshot").fetchone()
+    return int(row[0]) if row else 0
+
+
 def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "celery", "-A", "pragmatikos", "worker", "--pool", "prefork"]
     command += ["--concurrency", "1", "--loglevel", "WARNING"]
@@ -374,14 +385,14 @@ def main() -> int:
             "/lab/",
         ]
         with psycopg.connect(scratch_url) as conn:
-            snapshots_before = conn.execute("SELECT count(*) FROM leaderboard_snapshot").fetchone()[0]
+            snapshots_before = snapshot_count(conn)
         load = Load(port, args, ledger, page_paths)
         elapsed = load.run()
         # Let the worker finish what the last sends queued before the database is read and dropped.
         time.sleep(2)
         verdict = verify(scratch_url, env["INSTALL_HASH_KEY"], ledger)
         with psycopg.connect(scratch_url) as conn:
-            snapshots = conn.execute("SELECT count(*) FROM leaderboard_snapshot").fetchone()[0] - snapshots_before
+            snapshots = snapshot_count(conn) - snapshots_before
     finally:
         for process in (server, worker):
             if process is not None:

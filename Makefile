@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 TEST_DATABASE_URL ?= postgresql://postgres@127.0.0.1:5432/pragmatikos
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/1
 
-.PHONY: run test lint check bench-ingest bench-recompute bench-pages bench-downloads clean
+.PHONY: run test lint check bench-ingest bench-recompute bench-pages bench-downloads bench-load clean
 
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,9 @@ bench-pages: $(VENV)/.installed
 
 bench-downloads: $(VENV)/.installed
 	SECRET_KEY=bench-key INSTALL_HASH_KEY=bench-install-hash-key DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/downloads.py
+
+bench-load: $(VENV)/.installed
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/load.py
 
 clean:
 	rm -rf $(VENV) var staticfiles

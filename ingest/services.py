@@ -205,7 +205,9 @@ def _insert_cycles(rows: list[tuple[Any, ...]], *, contributor_id: int, generate
     # Binary rows must carry each column's exact type: "varchar(64)" -> "varchar".
     types = [_column_type(_concrete_field(name)).split("(", 1)[0] for name in names]
     started = time.monotonic()
-    with connection.cursor() as cursor, cursor.cursor.copy(statement) as copy:
+    # psycopg's own cursor raises psycopg's errors: Django's wrapper turns them into django.db's, so a
+    # connection cut mid-COPY answers the API's 503 (core/errors.py), not a 500, and is not reused.
+    with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(statement) as copy:
         copy.set_types(types)
         for row in rows:
             copy.write_row((contributor_id, *row, generated, now))

@@ -250,7 +250,8 @@ def _copy_rows(out: gzip.GzipFile) -> None:
     with connection.cursor() as cursor:
         raw = cursor.cursor  # psycopg's own cursor: COPY has no DB-API form
         copy_sql = f"COPY ({raw.mogrify(sql, params)!s}) TO STDOUT (FORMAT csv)"
-        with raw.copy(copy_sql) as copy:
+        # Django's wrapper turns psycopg's errors into django.db's, and marks a cut connection unusable.
+        with connection.wrap_database_errors, raw.copy(copy_sql) as copy:
             for block in copy:
                 out.write(block)
 

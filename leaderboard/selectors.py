@@ -124,7 +124,8 @@ def cycles_frame(*, since: dt.date | None = None, until: dt.date | None = None) 
             buffer = io.BytesIO()
             # Shows the COPY in Django's query log (debug cursors, tests), like any other query.
             logged = cursor.debug_sql(copy_sql) if hasattr(cursor, "debug_sql") else contextlib.nullcontext()
-            with logged, raw.copy(copy_sql) as copy:
+            # Django's wrapper turns psycopg's errors into django.db's (a cut connection: the API's 503).
+            with logged, connection.wrap_database_errors, raw.copy(copy_sql) as copy:
                 for block in copy:
                     buffer.write(block)
             buffer.seek(0)

@@ -7,9 +7,6 @@ proxy in front (deploy/Caddyfile) cannot run here; see the README for what it ad
 
 import http.client
 import socket
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 from collections.abc import Iterator
@@ -17,17 +14,11 @@ from pathlib import Path
 
 import pytest
 
-from tests.pipeline.workers import REPO, child_database_env
+from tests.pipeline.workers import deployed_gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
 FORWARDED_ADDRESS = "203.0.113.9"
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 class Server:
@@ -56,30 +47,12 @@ class Server:
 
 @pytest.fixture
 def gunicorn() -> Iterator[Server]:
-    port = free_port()
-    env = child_database_env()
-    env.update(GUNICORN_BIND=f"127.0.0.1:{port}", WEB_WORKERS="1", WEB_THREADS="4", BEHIND_TLS_PROXY="1")
-    env["ALLOWED_HOSTS"] = "localhost"
-    with tempfile.TemporaryDirectory() as folder:
-        log = Path(folder) / "gunicorn.log"
-        with log.open("wb") as output:
-            command = [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "pragmatikos.wsgi"]
-            process = subprocess.Popen(command, cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT)
-            server = Server(port, log)
-            try:
-                deadline = time.monotonic() + 30
-                while True:
-                    assert process.poll() is None, server.log_text()[-3000:]
-                    try:
-                        server.get("/static/pragmatikos.css", timeout=2)
-                        break
-                    except OSError:
-                        assert time.monotonic() < deadline, "gunicorn did not answer within 30 s"
-                        time.sleep(0.2)
-                yield server
-            finally:
-                process.terminate()
-                process.wait(timeout=30)
+    # The Host of the probes is localhost: ALLOWED_HOSTS is narrowed to it.
+    with deployed_gunicorn(WEB_WORKERS="1", WEB_THREADS="4", BEHIND_TLS_PROXY="1", ALLOWED_HOSTS="localhost") as (
+        port,
+        log,
+    ):
+        yield Server(port, log)
 
 
 def test_it_logs_requests_without_the_client_address(gunicorn: Server) -> None:

@@ -13,9 +13,6 @@ from __future__ import annotations
 import http.client
 import json
 import random
-import subprocess
-import sys
-import tempfile
 import threading
 import time
 import uuid
@@ -33,10 +30,9 @@ from django.db.models import Count
 
 from ingest.keys import install_hash
 from ingest.models import Cycle
-from tests.deploy.test_gunicorn import free_port
 from tests.ingest.conftest import CONTRIBUTE, Api
 from tests.ingest.envelopes import cycle_facts, envelope
-from tests.pipeline.workers import REPO, child_database_env
+from tests.pipeline.workers import deployed_gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -51,7 +47,6 @@ RESENDS = 5
 class Server:
     port: int
     log: Path
-    process: subprocess.Popen[bytes]
 
     def log_text(self) -> str:
         return self.log.read_text(errors="replace")
@@ -59,37 +54,12 @@ class Server:
 
 @pytest.fixture
 def gunicorn() -> Iterator[Server]:
-    port = free_port()
-    env = child_database_env()
-    env.update(GUNICORN_BIND=f"127.0.0.1:{port}", WEB_WORKERS="2", WEB_THREADS="4", ALLOWED_HOSTS="127.0.0.1")
-    env.update(INGEST_RATE_PER_INSTALL="100000/hour", INGEST_RATE_PER_ADDRESS="100000/hour", DEBUG="0")
-    with tempfile.TemporaryDirectory() as folder:
-        log = Path(folder) / "gunicorn.log"
-        with log.open("wb") as output:
-            command = [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "pragmatikos.wsgi"]
-            process = subprocess.Popen(command, cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT)
-            server = Server(port, log, process)
-            try:
-                deadline = time.monotonic() + 30
-                while True:
-                    assert process.poll() is None, server.log_text()[-3000:]
-                    try:
-                        probe = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
-                        probe.request("GET", "/static/pragmatikos.css")
-                        probe.getresponse().read()
-                        probe.close()
-                        break
-                    except OSError:
-                        assert time.monotonic() < deadline, "gunicorn did not answer within 30 s"
-                        time.sleep(0.2)
-                yield server
-            finally:
-                process.terminate()
-                try:
-                    process.wait(timeout=30)
-                except subprocess.TimeoutExpired:
-                    process.kill()
-                    process.wait()
+    limits = {"INGEST_RATE_PER_INSTALL": "100000/hour", "INGEST_RATE_PER_ADDRESS": "100000/hour", "DEBUG": "0"}
+    with deployed_gunicorn(WEB_WORKERS="2", WEB_THREADS="4", ALLOWED_HOSTS="127.0.0.1,localhost", **limits) as (
+        port,
+        log,
+    ):
+        yield Server(port, log)
 
 
 def admin_url() -> str:

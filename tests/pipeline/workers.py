@@ -1,10 +1,15 @@
 """Real processes for pipeline tests: a Celery worker and a recompute, on the test database."""
 
+import http.client
 import os
 import signal
+import socket
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
@@ -108,3 +113,38 @@ def publish_then_store_more() -> Snapshot:
     assert old is not None
     make_cycles(make_contributor(), count=4000, seed=8, key_offset=10_000)
     return old
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+@contextmanager
+def deployed_gunicorn(**env: str) -> Iterator[tuple[int, Path]]:
+    """gunicorn as deployed (deploy/gunicorn.conf.py) on a free loopback port over this test's database:
+    (port, log file), once it answers; stopped after the block."""
+    port = free_port()
+    environment = {**child_database_env(), "GUNICORN_BIND": f"127.0.0.1:{port}", **env}
+    with tempfile.TemporaryDirectory() as folder:
+        log = Path(folder) / "gunicorn.log"
+        with log.open("wb") as output:
+            command = [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "pragmatikos.wsgi"]
+            process = subprocess.Popen(command, cwd=REPO, env=environment, stdout=output, stderr=subprocess.STDOUT)
+            try:
+                deadline = time.monotonic() + 30
+                while True:
+                    assert process.poll() is None, log.read_text(errors="replace")[-3000:]
+                    try:
+                        probe = http.client.HTTPConnection("127.0.0.1", port, timeout=2)
+                        probe.request("GET", "/static/pragmatikos.css", headers={"Host": "localhost"})
+                        probe.getresponse().read()
+                        probe.close()
+                        break
+                    except OSError:
+                        assert time.monotonic() < deadline, "gunicorn did not answer within 30 s"
+                        time.sleep(0.2)
+                yield port, log
+            finally:
+                stop(process)

@@ -1,28 +1,22 @@
 """Reads of the lab tables and of the field's newest ranking (the only place the lab reads it)."""
 
-import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, fields
 from typing import Any
 
-from django.core.cache import cache
 from django.db.models import QuerySet
 
 from lab.models import LabRun, LabSource, ModelAlias
 from lab.names import canonical_model
 from lab.services import LAB_GENERATION_KEY
 from lab.summary import Run
+from leaderboard.caching import cache_generation
 from leaderboard.selectors import latest_snapshot
 
 
 def lab_generation() -> int:
     """A number that changes whenever the lab tables do (part of every lab page's cache key)."""
-    generation = cache.get(LAB_GENERATION_KEY)
-    if generation is None:
-        # After a cache flush, start from the clock so no page cached before the flush is named again.
-        cache.add(LAB_GENERATION_KEY, time.time_ns(), None)
-        generation = cache.get(LAB_GENERATION_KEY, 0)
-    return int(generation)
+    return cache_generation(LAB_GENERATION_KEY)
 
 
 def lab_sources() -> list[LabSource]:

@@ -3,12 +3,12 @@
 import re
 from dataclasses import dataclass, fields
 
-from django.core.cache import cache
 from django.db import transaction
 
 from lab.importers import LabInputError, ParsedSource, RunRecord
 from lab.models import LabRun, LabSource, LabTask, ModelAlias
 from lab.names import normalise_model
+from leaderboard.caching import bump_generation
 
 # Bumped after every change to the lab tables: it is part of every lab page's cache key.
 LAB_GENERATION_KEY = "lab:generation"
@@ -25,10 +25,7 @@ class ImportResult:
 
 
 def bump_lab_generation() -> None:
-    try:
-        cache.incr(LAB_GENERATION_KEY)
-    except ValueError:
-        cache.set(LAB_GENERATION_KEY, 1, None)
+    bump_generation(LAB_GENERATION_KEY)
 
 
 def import_source(*, parsed: ParsedSource) -> ImportResult:

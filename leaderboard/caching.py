@@ -42,21 +42,26 @@ LOCAL_PAGES: Final = 256
 # ---------------------------------------------------------------- generations
 
 
-def bump_generation() -> None:
-    # Unreachable cache: nothing to retire, and pages read the newest snapshot from the database.
+def bump_generation(key: str = GENERATION_KEY) -> None:
+    """Retire every page cached under the generation at `key` (the leaderboard's by default; the lab has its own)."""
+    # Unreachable cache: nothing to retire, and pages are read from the database.
     try:
-        soft_cache.incr(GENERATION_KEY)
+        soft_cache.incr(key)
     except ValueError:
-        soft_cache.set(GENERATION_KEY, 1, None)
+        soft_cache.set(key, time.time_ns(), None)
 
 
-def cache_generation() -> int:
-    """The current generation; 0 while the cache is unreachable (a key no entry was stored under)."""
-    generation = soft_cache.get(GENERATION_KEY)
+def cache_generation(key: str = GENERATION_KEY) -> int:
+    """The current generation at `key`; 0 while the cache is unreachable (a key no entry was stored under).
+
+    A missing generation (a flushed cache) starts from the clock, never from a number a page
+    this process still holds was kept under before the flush.
+    """
+    generation = soft_cache.get(key)
     if generation is None:
-        if soft_cache.add(GENERATION_KEY, 1, None) is None:
+        if soft_cache.add(key, time.time_ns(), None) is None:
             return 0
-        generation = soft_cache.get(GENERATION_KEY)
+        generation = soft_cache.get(key)
     return int(generation or 0)
 
 

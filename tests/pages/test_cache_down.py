@@ -164,3 +164,11 @@ def test_it_keeps_serving_when_its_redis_stops(
     install = {"install": str(uuid.uuid4())}
     retract = client.post("/api/v1/contributions/retract", install, content_type="application/json")
     assert retract.status_code == 503
+
+
+def test_it_serves_the_lab_pages_with_the_cache_unreachable(
+    demo_snapshot: Snapshot, unreachable_cache: None, client: Client
+) -> None:
+    # The lab's pages name their own cache generation: read through the same soft cache as the leaderboard's.
+    for path in ("/lab/", "/lab/beside/", "/data/lab.csv"):
+        assert client.get(path).status_code == 200, path

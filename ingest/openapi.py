@@ -16,6 +16,7 @@ import re
 from typing import Any, Final
 
 from django.conf import settings
+from pragmatikos_contract import values
 
 from ingest import contract
 from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD
@@ -76,24 +77,24 @@ def _starts_with(prefixes: tuple[str, ...]) -> str:
 
 
 def privacy_patterns() -> list[str]:
-    """One pattern per privacy check of contract.privacy_problem, in its order, matching the raw value."""
+    """One pattern per privacy check of values.privacy_problem, in its order, matching the raw value."""
     # Escaped only where a class needs it: JSON Schema's regexes refuse needless escapes such as \\~.
-    path_chars = "[" + "".join("\\" + c if c in "\\]^-" else c for c in sorted(contract.PATH_OR_ADDRESS_CHARS)) + "]"
+    path_chars = "[" + "".join("\\" + c if c in "\\]^-" else c for c in sorted(values.PATH_OR_ADDRESS_CHARS)) + "]"
     found = [
-        contract.WHITESPACE_RE.pattern,
+        values.WHITESPACE_RE.pattern,
         path_chars,
-        _ends_with(contract.FILE_EXTENSIONS),
-        f"^(?:{contract.EMAIL_RE.pattern})$",
-        contract.IPV4_RE.pattern,
-        contract.MAC_RE.pattern,
-        contract.IPV6_RE.pattern,
-        _ends_with(contract.LOCAL_HOST_SUFFIXES),
-        contract.CARD_RE.pattern,
-        contract.UUID_RE.pattern,
+        _ends_with(values.FILE_EXTENSIONS),
+        f"^(?:{values.EMAIL_RE.pattern})$",
+        values.IPV4_RE.pattern,
+        values.MAC_RE.pattern,
+        values.IPV6_RE.pattern,
+        _ends_with(values.LOCAL_HOST_SUFFIXES),
+        values.CARD_RE.pattern,
+        values.UUID_RE.pattern,
         "localhost",
-        _starts_with(contract.ID_PREFIXES),
-        contract.HEX_RUN_RE.pattern,
-        f"^(?:{contract.SECRET_RE.pattern})",
+        _starts_with(values.ID_PREFIXES),
+        values.HEX_RUN_RE.pattern,
+        f"^(?:{values.SECRET_RE.pattern})",
     ]
     return [_case_insensitive(pattern, dotall=True) for pattern in found]
 
@@ -149,12 +150,12 @@ def _number(low: float, high: float, description: str) -> dict[str, Any]:
 def column_schemas() -> dict[str, dict[str, Any]]:
     """Each contract column as a JSON Schema of the value a stored row holds there (cycle-record.md, "Columns")."""
     label = _private_string(
-        _full(contract.TOKEN_RE),
+        _full(values.TOKEN_RE),
         "A lowercase model or provider token (upper case is folded, `(none)`/`(unlisted)` and a trailing "
         "`@YYYYMMDD` are accepted and stored as documented).",
     )
-    optional_label = _private_string(_optional(contract.TOKEN_RE), "A token, or empty when there was no such phase.")
-    effort = _private_string(_optional(contract.EFFORT_RE), "A reasoning effort such as `high`, or empty.")
+    optional_label = _private_string(_optional(values.TOKEN_RE), "A token, or empty when there was no such phase.")
+    effort = _private_string(_optional(values.EFFORT_RE), "A reasoning effort such as `high`, or empty.")
     hints = {
         "cycle_key": {
             "type": "string",
@@ -193,8 +194,8 @@ def column_schemas() -> dict[str, dict[str, Any]]:
         "variant": effort,
         "pv": effort,
         "bv": effort,
-        "harness": _private_string(_full(contract.TOKEN_RE), "The agent harness, e.g. `opencode`."),
-        "hversion": _private_string(_optional(contract.VERSION_RE), "The harness version, or empty."),
+        "harness": _private_string(_full(values.TOKEN_RE), "The agent harness, e.g. `opencode`."),
+        "hversion": _private_string(_optional(values.VERSION_RE), "The harness version, or empty."),
     }
     return {col: {"title": CONTRACT_TO_FIELD[col], **schema} for col, schema in hints.items()}
 
@@ -274,7 +275,7 @@ def envelope_schema(schema: int) -> dict[str, Any]:
         "properties": {
             "schema": {"type": "integer", "enum": [schema], "description": "Contract schema."},
             "extractor": {
-                **_private_string(_full(contract.VERSION_RE), "The client's version, e.g. 26.9.0."),
+                **_private_string(_full(values.VERSION_RE), "The client's version, e.g. 26.9.0."),
             },
             "install": install_schema(),
             "generated": {

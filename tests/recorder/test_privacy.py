@@ -48,14 +48,25 @@ def test_it_sends_no_path_prompt_session_id_file_name_or_repository_name(world: 
 @pytest.mark.parametrize(
     "value",
     [
-        "claude-opus-4.5", "gpt-5-codex", "qwen3:32b", "o3-mini", "anthropic", "2.0.30", "0.46.0",
         "dev@example.com", "/home/dev/app", "c:\\users\\dev", "~dev", "my model", "notes.md", "cli.py",
         "10.0.0.1", "gpt.10.0.0.1", "5b1f0c9e-2d4a-4c1e-9f3b-7a2e8d6c1b01", "localhost", "toolu_01abc",
         "ses_x", "deadbeefcafe", "sk-aaaaaaaaaaaaaaaaaaaa", "ghp_abcdefghijklmnopqrstu", "akiaabcdefghijklmnop",
+        # Refused by the service but let through by the recorder's former copy of the rules.
+        "fe80::1ff:fe23:4567:890a", "00:1a:2b:3c:4d:5e", "4111-1111-1111-1111", "alice-macbook-pro.local",
+        "llm.corp.internal", "sk_live_zyxwvutsrqponmlkj", "glpat-zyxwvutsrqponmlkj", "eyjhbgcioijiuzi1nij9",
+        "notes.txt",
     ],
 )  # fmt: skip
-def test_it_agrees_with_the_server_on_what_is_private(value: str) -> None:
-    assert is_private(value) == (privacy_problem(value) is not None)
+def test_it_blanks_every_value_the_server_refuses_as_private(value: str) -> None:
+    assert privacy_problem(value) is not None
+    assert is_private(value)
+    assert safe_token(value) == safe_effort(value) == safe_version(value) == ""
+
+
+@pytest.mark.parametrize("value", ["claude-opus-4.5", "gpt-5-codex", "qwen3:32b", "o3-mini", "anthropic"])
+def test_it_keeps_a_model_name(value: str) -> None:
+    assert not is_private(value)
+    assert safe_token(value) == value
 
 
 def test_it_blanks_a_value_that_could_identify_rather_than_sending_it() -> None:

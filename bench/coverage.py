@@ -295,11 +295,7 @@ def run_scenario(
     min_contributors = float(np.median(tally.min_contributors)) if tally.min_contributors else 0.0
     return Row(
         scenario=scenario.name,
-        contributor_sd=scenario.contributor_sd,
-        contributors=scenario.contributors,
-        cycles=scenario.cycles,
-        self_selection=scenario.self_selection,
-        habits=scenario.habits,
+        **asdict(scenario),  # the scenario's own fields, flat beside its results
         replicates=replicates,
         min_contributors_per_pairing=min_contributors,
         goals_apply=min_contributors >= GOAL_CONTRIBUTORS,

@@ -24,7 +24,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -39,9 +38,9 @@ import redis
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench import scratch  # noqa: E402
 from bench.pages import Phase, compare_path, drive, fetch  # noqa: E402
 from bench.recompute import generate  # noqa: E402
-from bench.scratch import drop_database, recreate_database, server_environment, start_gunicorn, with_database  # noqa: E402
 
 GOAL_MS = 200.0
 
@@ -126,10 +125,10 @@ def main() -> int:
     redis_url = os.environ.get("BENCH_REDIS_URL") or os.environ.get("REDIS_URL")
     if not redis_url:
         parser.error("set BENCH_REDIS_URL (or REDIS_URL) to a Redis database of your own; it is flushed")
-    scratch = f"pragmatikos_bench_downloads_{os.getpid()}"
+    scratch_name = f"pragmatikos_bench_downloads_{os.getpid()}"
     export_dir = Path(tempfile.mkdtemp(prefix="pragmatikos-bench-exports-"))
-    env = server_environment(
-        with_database(admin_url, scratch),
+    env = scratch.server_environment(
+        scratch.with_database(admin_url, scratch_name),
         redis_url,
         name="downloads",
         EXPORT_DIR=str(export_dir),
@@ -137,11 +136,11 @@ def main() -> int:
     )
     server = None
     try:
-        recreate_database(admin_url, scratch)
+        scratch.recreate_database(admin_url, scratch_name)
         redis.Redis.from_url(redis_url).flushdb()
         manage(env, "migrate", "--no-input", "-v", "0")
         started = time.perf_counter()
-        load_cycles(with_database(admin_url, scratch), args.cycles, args.contributors)
+        load_cycles(scratch.with_database(admin_url, scratch_name), args.cycles, args.contributors)
         print(f"loaded {args.cycles:,} cycles in {time.perf_counter() - started:.1f} s")
         print(manage(env, "recompute", "--force"))
         started = time.perf_counter()
@@ -152,7 +151,7 @@ def main() -> int:
         print(f"export {written[0].name}: {size / 1e6:.1f} MB gzip, written in {export_seconds:.1f} s (a process)")
 
         threads = ("-k", "gthread", "--threads", str(args.threads)) if args.threads > 1 else ()
-        server, port = start_gunicorn(env, workers=args.workers, ready_path="/methodology/", extra=threads)
+        server, port = scratch.start_gunicorn(env, workers=args.workers, ready_path="/methodology/", extra=threads)
         status, body = fetch(port, "/data/cycles.csv")
         if status != 200 or body != written[0].read_bytes():
             raise RuntimeError(f"/data/cycles.csv answered {status} with {len(body)} bytes")
@@ -183,12 +182,9 @@ def main() -> int:
         with Downloads(port, args.downloaders) as downloads:
             loaded = drive(port, Phase("pages + downloads", page_paths), clients=args.readers, seconds=args.seconds)
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
-        redis.Redis.from_url(redis_url).flushdb()
-        drop_database(admin_url, scratch)
-        shutil.rmtree(export_dir, ignore_errors=True)
+        scratch.tear_down(
+            [server], redis_url=redis_url, admin_url=admin_url, database=scratch_name, folders=[export_dir]
+        )
 
     kind = f"gthread workers of {args.threads} threads" if args.threads > 1 else "sync workers"
     print(

@@ -36,7 +36,7 @@ from psycopg import sql
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.scratch import drop_database, recreate_database, server_environment, start_gunicorn, with_database  # noqa: E402
+from bench import scratch  # noqa: E402
 from ingest.columns import SCHEMA_3_COLUMNS  # noqa: E402
 from ingest.contract import STORED_FIELDS, validate_envelope  # noqa: E402
 
@@ -126,7 +126,7 @@ def validation_seconds(seed: int) -> float:
 def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen[bytes], str]:
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=REPO, env=env, check=True)
-    server, port = start_gunicorn(env, workers=workers, ready_path="/api/v1/stats")
+    server, port = scratch.start_gunicorn(env, workers=workers, ready_path="/api/v1/stats")
     return server, f"http://127.0.0.1:{port}"
 
 
@@ -240,15 +240,15 @@ def main() -> int:
     print(f"rows {args.rows} in {len(bodies)} requests of {args.batch}; body ~{len(bodies[0]) / 1024:.0f} KiB")
 
     server = None
-    scratch_url = admin_url if args.url else with_database(admin_url, SCRATCH_DATABASE)
+    scratch_url = admin_url if args.url else scratch.with_database(admin_url, SCRATCH_DATABASE)
     try:
         if args.url:
             url = args.url
         else:
-            recreate_database(admin_url, SCRATCH_DATABASE)
+            scratch.recreate_database(admin_url, SCRATCH_DATABASE)
             redis.Redis.from_url(redis_url).flushdb()
             server, url = start_server(
-                server_environment(
+                scratch.server_environment(
                     scratch_url,
                     redis_url,
                     name="ingest",
@@ -264,12 +264,9 @@ def main() -> int:
         if copied != args.rows:
             raise RuntimeError(f"COPY loaded {copied} of {args.rows} rows")
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
-            redis.Redis.from_url(redis_url).flushdb()
-            if not args.keep:
-                drop_database(admin_url, SCRATCH_DATABASE)
+        scratch.tear_down(
+            [server], redis_url=redis_url, admin_url=admin_url, database=None if args.keep else SCRATCH_DATABASE
+        )
 
     api_rate = args.rows / api_seconds
     copy_rate = args.rows / copy_seconds

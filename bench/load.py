@@ -27,13 +27,10 @@ run: give it one that is yours.
 from __future__ import annotations
 
 import argparse
-import hashlib
-import hmac
 import http.client
 import json
 import os
 import random
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -49,13 +46,15 @@ from urllib.parse import parse_qs, urlencode, urlsplit
 
 import psycopg
 import redis
+from django.conf import settings
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
+from bench import scratch  # noqa: E402
 from bench.downloads import load_cycles, manage  # noqa: E402
 from bench.pages import compare_path, fetch  # noqa: E402
-from bench.scratch import drop_database, recreate_database, server_environment, start_gunicorn, with_database  # noqa: E402
+from ingest.keys import install_hash  # noqa: E402
 from tests.ingest.envelopes import cycle_facts, envelope  # noqa: E402
 
 CONTRIBUTE = "/api/v1/contributions?atomic=1"
@@ -156,6 +155,20 @@ class Load:
             self.unanswered += 1
         self.tally.record(endpoint, "no answer", time.perf_counter() - started)
 
+    def timed_post(
+        self, conn: http.client.HTTPConnection, endpoint: str, path: str, body: dict[str, Any]
+    ) -> tuple[http.client.HTTPConnection, tuple[int, bytes] | None]:
+        """POSTs and records the latency; a broken connection counts as no answer and is replaced."""
+        started = time.perf_counter()
+        try:
+            status, answer, _ = post(conn, path, body)
+        except (OSError, http.client.HTTPException):
+            conn.close()
+            self.failed(endpoint, started)
+            return self.connection(), None
+        self.tally.record(endpoint, str(status), time.perf_counter() - started)
+        return conn, (status, answer)
+
     def submitter(self, number: int) -> None:
         rng = random.Random(self.args.seed * 100 + number)
         conn = self.connection()
@@ -168,30 +181,17 @@ class Load:
             if retractions and time.perf_counter() >= moments[0]:
                 install = retractions.pop(0)
                 moments.pop(0)
-                started = time.perf_counter()
-                try:
-                    status, _, _ = post(conn, RETRACT, {"install": install})
-                except (OSError, http.client.HTTPException):
-                    conn.close()
-                    conn = self.connection()
-                    self.failed("POST retract", started)
-                    continue
-                self.tally.record("POST retract", str(status), time.perf_counter() - started)
-                if status == 200:
+                conn, answered = self.timed_post(conn, "POST retract", RETRACT, {"install": install})
+                if answered is not None and answered[0] == 200:
                     with self.ledger.lock:
                         self.ledger.retracted.add(install)
                 continue
             install, generated, rows = self.ledger.next_send(rng)
             body = envelope(rows, install=install, generated=generated)
-            started = time.perf_counter()
-            try:
-                status, answer, _ = post(conn, CONTRIBUTE, body)
-            except (OSError, http.client.HTTPException):
-                conn.close()
-                conn = self.connection()
-                self.failed("POST contributions", started)
+            conn, answered = self.timed_post(conn, "POST contributions", CONTRIBUTE, body)
+            if answered is None:
                 continue
-            self.tally.record("POST contributions", str(status), time.perf_counter() - started)
+            status, answer = answered
             if status == 202 and json.loads(answer)["accepted"] == len(rows):
                 self.ledger.acknowledge(install, generated, rows)
             elif status == 410:
@@ -256,27 +256,23 @@ class Load:
         return time.perf_counter() - self.started
 
 
-def install_digest(key: str, install: str) -> str:
-    """ingest.keys.install_hash, outside Django: HMAC-SHA256 of the lowercased install id."""
-    return hmac.new(key.encode(), install.lower().encode(), hashlib.sha256).hexdigest()
-
-
 @dataclass
 class Verdict:
+    """The distinct rows acknowledged, and how often the database disagrees with the ledger, by kind."""
+
     acknowledged: int = 0
-    lost: int = 0
-    duplicated: int = 0
-    regressed: int = 0
-    retracted_rows: int = 0
+    faults: Counter[str] = field(default_factory=Counter)
 
     @property
     def ok(self) -> bool:
-        return not (self.lost or self.duplicated or self.regressed or self.retracted_rows)
+        return not any(self.faults.values())
 
 
 def verify(database_url: str, hash_key: str, ledger: Ledger) -> Verdict:
     """The database against the ledger of acknowledged sends."""
-    by_digest = {install_digest(hash_key, install): install for install in ledger.installs}
+    # The server's own keyed hash, under the key the run gave the server (nothing else of Django is used here).
+    settings.configure(INSTALL_HASH_KEY=hash_key)
+    by_digest = {install_hash(uuid.UUID(install)): install for install in ledger.installs}
     with psycopg.connect(database_url) as conn:
         stored = conn.execute(
             "SELECT c.install_hash, y.cycle_key, y.shipped, y.cost_usd, y.generated "
@@ -289,24 +285,24 @@ def verify(database_url: str, hash_key: str, ledger: Ledger) -> Verdict:
     for digest, key, shipped, cost, generated in stored:
         install = by_digest[digest]
         if install in ledger.retracted:
-            verdict.retracted_rows += 1
+            verdict.faults["retracted rows"] += 1
             continue
         copies[(install, key)].append((shipped, cost, generated))
-    verdict.duplicated = sum(len(found) - 1 for found in copies.values() if len(found) > 1)
+    verdict.faults["duplicated"] = sum(len(found) - 1 for found in copies.values() if len(found) > 1)
     for (install, key), sent in ledger.acknowledged.items():
         if install in ledger.retracted:
             continue
         verdict.acknowledged += 1
         found = copies.get((install, key))
         if not found:
-            verdict.lost += 1
+            verdict.faults["lost"] += 1
             continue
         shipped, cost, generated = found[0]
         # A later copy than the latest acknowledged one can only come from a send left unanswered.
         if generated < sent.generated or (
             generated == sent.generated and (shipped != sent.shipped or round(cost, 4) != sent.cost)
         ):
-            verdict.regressed += 1
+            verdict.faults["regressed"] += 1
     return verdict
 
 
@@ -347,12 +343,12 @@ def main() -> int:
     redis_url = os.environ.get("BENCH_REDIS_URL") or os.environ.get("REDIS_URL")
     if not redis_url:
         parser.error("set BENCH_REDIS_URL (or REDIS_URL) to a Redis database of your own; it is flushed")
-    scratch = f"{urlsplit(admin_url).path.lstrip('/') or 'pragmatikos'}_bench_load"
-    scratch_url = with_database(admin_url, scratch)
+    scratch_name = f"{urlsplit(admin_url).path.lstrip('/') or 'pragmatikos'}_bench_load"
+    scratch_url = scratch.with_database(admin_url, scratch_name)
     workdir = Path(tempfile.mkdtemp(prefix="pragmatikos-bench-load-"))
     export_dir = workdir / "exports"
     export_dir.mkdir()
-    env = server_environment(
+    env = scratch.server_environment(
         scratch_url,
         redis_url,
         name="load",
@@ -366,14 +362,14 @@ def main() -> int:
     ledger = Ledger(installs, args.keys, args.seed)
     server = worker = None
     try:
-        recreate_database(admin_url, scratch)
+        scratch.recreate_database(admin_url, scratch_name)
         redis.Redis.from_url(redis_url).flushdb()
         manage(env, "migrate", "--no-input", "-v", "0")
         load_cycles(scratch_url, args.cycles, contributors=60)
         manage(env, "recompute", "--force")
         manage(env, "shell", "-c", "from leaderboard import services; services.export_newest_cycles()")
         config = ("-c", str(REPO / "deploy" / "gunicorn.conf.py"), "--error-logfile", str(workdir / "gunicorn.log"))
-        server, port = start_gunicorn(env, workers=2, ready_path="/methodology/", extra=config)
+        server, port = scratch.start_gunicorn(env, workers=2, ready_path="/methodology/", extra=config)
         worker = start_worker(env, workdir / "worker.log")
         compare = compare_path(port)
         best = parse_qs(urlsplit(compare).query)["a"][0]
@@ -394,13 +390,9 @@ def main() -> int:
         with psycopg.connect(scratch_url) as conn:
             snapshots = snapshot_count(conn) - snapshots_before
     finally:
-        for process in (server, worker):
-            if process is not None:
-                process.terminate()
-                process.wait(timeout=60)
-        redis.Redis.from_url(redis_url).flushdb()
-        drop_database(admin_url, scratch)
-        shutil.rmtree(workdir, ignore_errors=True)
+        scratch.tear_down(
+            [server, worker], redis_url=redis_url, admin_url=admin_url, database=scratch_name, folders=[workdir]
+        )
 
     total = sum(len(v) for v in load.tally.latencies.values())
     print(
@@ -425,8 +417,9 @@ def main() -> int:
         f"installs retracted {len(ledger.retracted)} of {args.retract}, 410 answers after {ledger.gone_answers}"
     )
     print(
-        f"lost {verdict.lost}, duplicated {verdict.duplicated}, regressed {verdict.regressed}, "
-        f"rows of retracted installs {verdict.retracted_rows}: {'OK' if verdict.ok else 'FAILED'}"
+        f"lost {verdict.faults['lost']}, duplicated {verdict.faults['duplicated']}, "
+        f"regressed {verdict.faults['regressed']}, rows of retracted installs {verdict.faults['retracted rows']}: "
+        f"{'OK' if verdict.ok else 'FAILED'}"
     )
     return 0 if verdict.ok and not load.unanswered and len(ledger.retracted) == args.retract else 1
 

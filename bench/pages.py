@@ -20,7 +20,6 @@ import csv
 import http.client
 import io
 import os
-import shutil
 import statistics
 import subprocess
 import sys
@@ -35,7 +34,7 @@ import redis
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO))
 
-from bench.scratch import drop_database, recreate_database, server_environment, start_gunicorn, with_database  # noqa: E402
+from bench import scratch  # noqa: E402
 
 SCRATCH_DATABASE = "pragmatikos_bench_pages"
 STATIC_COPIES = REPO / "staticfiles" / "bench"
@@ -47,7 +46,7 @@ def manage(env: dict[str, str], *args: str) -> None:
 
 
 def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen[bytes], int]:
-    return start_gunicorn(env, workers=workers, ready_path="/methodology/")
+    return scratch.start_gunicorn(env, workers=workers, ready_path="/methodology/")
 
 
 def fetch(port: int, path: str, conn: http.client.HTTPConnection | None = None) -> tuple[int, bytes]:
@@ -143,10 +142,10 @@ def main() -> int:
 
     admin_url = os.environ.get("DATABASE_URL") or "postgresql://postgres@127.0.0.1:5432/pragmatikos"
     redis_url = os.environ.get("BENCH_REDIS_URL", "redis://127.0.0.1:6379/12")
-    env = server_environment(with_database(admin_url, SCRATCH_DATABASE), redis_url, name="pages")
+    env = scratch.server_environment(scratch.with_database(admin_url, SCRATCH_DATABASE), redis_url, name="pages")
     server = None
     try:
-        recreate_database(admin_url, SCRATCH_DATABASE)
+        scratch.recreate_database(admin_url, SCRATCH_DATABASE)
         redis.Redis.from_url(redis_url).flushdb()
         manage(env, "migrate", "--no-input", "-v", "0")
         manage(env, "load_demo", "--cycles", str(args.cycles))
@@ -175,13 +174,13 @@ def main() -> int:
         pages = drive(port, Phase("pages", page_paths), clients=args.clients, seconds=args.seconds)
         static = drive(port, Phase("static", static_paths), clients=args.clients, seconds=args.seconds)
     finally:
-        if server is not None:
-            server.terminate()
-            server.wait(timeout=30)
-        shutil.rmtree(STATIC_COPIES, ignore_errors=True)
-        redis.Redis.from_url(redis_url).flushdb()
-        if not args.keep:
-            drop_database(admin_url, SCRATCH_DATABASE)
+        scratch.tear_down(
+            [server],
+            redis_url=redis_url,
+            admin_url=admin_url,
+            database=None if args.keep else SCRATCH_DATABASE,
+            folders=[STATIC_COPIES],
+        )
 
     print(f"pages {page_paths[0]} and {page_paths[1][:60]}...: {sizes[0]:,} and {sizes[1]:,} bytes")
     setup = f"gunicorn {args.workers} sync workers, {args.clients} clients, {args.seconds:.0f} s per phase"

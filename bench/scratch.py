@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import http.client
 import os
+import shutil
 import socket
 import subprocess
 import sys
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
+import redis
 from psycopg import sql
 
 REPO = Path(__file__).resolve().parent.parent
@@ -79,3 +82,24 @@ def start_gunicorn(
             time.sleep(0.2)
     server.terminate()
     raise RuntimeError("gunicorn did not answer within 60 s")
+
+
+def tear_down(
+    processes: Iterable[subprocess.Popen[bytes] | None],
+    *,
+    redis_url: str,
+    admin_url: str,
+    database: str | None,
+    folders: Iterable[Path] = (),
+) -> None:
+    """Stops the run's servers, then empties its Redis database and drops its scratch database (unless
+    None: kept for a look) and folders."""
+    for process in processes:
+        if process is not None:
+            process.terminate()
+            process.wait(timeout=60)
+    redis.Redis.from_url(redis_url).flushdb()
+    if database is not None:
+        drop_database(admin_url, database)
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)

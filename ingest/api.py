@@ -212,11 +212,27 @@ def _skipped_rows(validation: Validation) -> dict[str, Any]:
     return {"skipped": validation.skipped, "errors": _listed(validation.row_errors)}
 
 
-class ContributeApi(APIView):
+class BodyApi(APIView):
+    """An operation that reads a JSON body: strict JSON, throttled by address before the body is read."""
+
     parser_classes = (StrictJSONParser,)
     throttle_classes = (AddressRateThrottle,)
 
-    @extend_schema(
+
+def envelope_operation(*, operation_id: str, summary: str, description: str, answer: dict[int, Any]) -> Any:
+    """The schema of an operation on a contribution envelope (it takes `atomic` and may skip rows)."""
+    return extend_schema(
+        operation_id=operation_id,
+        summary=summary,
+        description=description,
+        parameters=[ATOMIC_PARAMETER, RETRY_AFTER],
+        request={"application/json": ENVELOPE_REQUEST},
+        responses={**answer, **ERROR_RESPONSES},
+    )
+
+
+class ContributeApi(BodyApi):
+    @envelope_operation(
         operation_id="contribute",
         summary="Contribute cycles",
         description=(
@@ -224,9 +240,7 @@ class ContributeApi(APIView):
             "request (400); a row that breaks a column rule or a privacy check is skipped and reported in the 202 "
             "(`skipped`, `errors`), unless `atomic=1` asks for all or nothing."
         ),
-        parameters=[ATOMIC_PARAMETER, RETRY_AFTER],
-        request={"application/json": ENVELOPE_REQUEST},
-        responses={202: serializers.ContributionAcceptedSerializer, **ERROR_RESPONSES},
+        answer={202: serializers.ContributionAcceptedSerializer},
     )
     def post(self, request: Request) -> Response:
         now = timezone.now()
@@ -263,20 +277,15 @@ class PluginContributeApi(ContributeApi):
     pass
 
 
-class PreviewApi(APIView):
-    parser_classes = (StrictJSONParser,)
-    throttle_classes = (AddressRateThrottle,)
-
-    @extend_schema(
+class PreviewApi(BodyApi):
+    @envelope_operation(
         operation_id="contribute_preview",
         summary="Check a contribution without storing it",
         description=(
             "The same checks as a contribution; answers the rows as they would be stored and the rows that would be "
             "skipped. Writes nothing."
         ),
-        parameters=[ATOMIC_PARAMETER, RETRY_AFTER],
-        request={"application/json": ENVELOPE_REQUEST},
-        responses={200: serializers.PreviewSerializer, **ERROR_RESPONSES},
+        answer={200: serializers.PreviewSerializer},
     )
     def post(self, request: Request) -> Response:
         checked = _checked_envelope(request, now=timezone.now())
@@ -296,10 +305,7 @@ class PreviewApi(APIView):
         return Response(body, status=status.HTTP_200_OK)
 
 
-class RetractApi(APIView):
-    parser_classes = (StrictJSONParser,)
-    throttle_classes = (AddressRateThrottle,)
-
+class RetractApi(BodyApi):
     @extend_schema(
         operation_id="contribute_retract",
         summary="Retract an install",

@@ -38,29 +38,13 @@ def import_source(*, parsed: ParsedSource) -> ImportResult:
     info = parsed.source
     if not SOURCE_NAME.match(info.name):
         raise LabInputError(info.name, "a source name is lower-case letters, digits and dashes")
+    described = info.described()
     with transaction.atomic():
-        source, created = LabSource.objects.get_or_create(
-            name=info.name,
-            defaults={
-                "title": info.title,
-                "origin": info.origin,
-                "commit": info.commit,
-                "grade_words": info.grade_words,
-                "caveats": info.caveats,
-            },
-        )
-        if not created:
-            described = {
-                "title": info.title,
-                "origin": info.origin,
-                "commit": info.commit,
-                "grade_words": info.grade_words,
-                "caveats": info.caveats,
-            }
-            if any(getattr(source, k) != v for k, v in described.items()):
-                for k, v in described.items():
-                    setattr(source, k, v)
-                source.save()
+        source, created = LabSource.objects.get_or_create(name=info.name, defaults=described)
+        if not created and any(getattr(source, k) != v for k, v in described.items()):
+            for k, v in described.items():
+                setattr(source, k, v)
+            source.save()
         tasks = dict(LabTask.objects.filter(source=source).values_list("key", "id"))
         new_tasks = sorted({run.task for run in parsed.runs} - tasks.keys())
         LabTask.objects.bulk_create([LabTask(source=source, key=key) for key in new_tasks])

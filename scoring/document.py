@@ -51,6 +51,9 @@ VIEW_WORKERS = 2
 
 @dataclass(frozen=True)
 class ScoringConfig:
+    """The method's settings: bootstrap resamples and seed, the judged-cycle floor, k of the shrinkage
+    toward the pool, and how a model name maps to its family."""
+
     resamples: int = 200
     seed: int = 20260909
     min_judged: int = MIN_JUDGED
@@ -327,6 +330,4 @@ def compute_document(
     generated: str | None = None,
 ) -> dict[str, Any]:
     """score_pool's document alone, for callers that keep no samples (a window scored on request)."""
-    prepared = prepare(cycles, config, since, until)
-    results = _score_views(prepared, config, VIEWS)
-    return assemble_document(prepared, results, config, since=since, until=until, generated=generated)
+    return score_pool(cycles, config, since=since, until=until, generated=generated).document

@@ -79,6 +79,11 @@ def _combine(
     return codes, [tuple(int(x) for x in t) for t in tuples]
 
 
+def _pairing(view: ViewName, codes: IntArray, sides: list[tuple[str, str]], hues: list[int]) -> Grouping:
+    """A pairing view's grouping from each group's (planner, builder) labels."""
+    return Grouping(view, codes, [pair(p, b) for p, b in sides], hues, [p for p, _ in sides], [b for _, b in sides])
+
+
 def view_groupings(judged: JudgedCycles, family_pattern: str) -> dict[ViewName, Grouping]:
     """All six views' groups over the judged cycles; labels are computed once per distinct key."""
     column = judged.names
@@ -112,44 +117,23 @@ def view_groupings(judged: JudgedCycles, family_pattern: str) -> dict[ViewName, 
 
     codes, keys = _combine([planner, builder], [len(planners), len(builders)], paired)
     sides = [(planners[p], builders[b]) for p, b in keys]
-    out["modelCombo"] = Grouping(
-        "modelCombo",
-        codes,
-        [pair(p, b) for p, b in sides],
-        [hue(fam(b)) for _, b in sides],
-        [p for p, _ in sides],
-        [b for _, b in sides],
-    )
+    out["modelCombo"] = _pairing("modelCombo", codes, sides, [hue(fam(b)) for _, b in sides])
 
     planner_family, planner_families = _relabel(planner, planners, fam)
     builder_family, builder_families = _relabel(builder, builders, fam)
     codes, keys = _combine([planner_family, builder_family], [len(planner_families), len(builder_families)], paired)
     sides = [(planner_families[p], builder_families[b]) for p, b in keys]
-    out["famCombo"] = Grouping(
-        "famCombo",
-        codes,
-        [pair(p, b) for p, b in sides],
-        [hue(b) for _, b in sides],
-        [p for p, _ in sides],
-        [b for _, b in sides],
-    )
+    out["famCombo"] = _pairing("famCombo", codes, sides, [hue(b) for _, b in sides])
 
     codes, keys = _combine(
         [planner, planner_effort, builder, builder_effort],
         [len(planners), len(planner_efforts), len(builders), len(builder_efforts)],
         paired,
     )
-    effort_sides = [
-        (with_effort(planners[p], planner_efforts[pe]), with_effort(builders[b], builder_efforts[be]), builders[b])
+    sides = [
+        (with_effort(planners[p], planner_efforts[pe]), with_effort(builders[b], builder_efforts[be]))
         for p, pe, b, be in keys
     ]
-    out["modelEffortCombo"] = Grouping(
-        "modelEffortCombo",
-        codes,
-        [pair(p, b) for p, b, _ in effort_sides],
-        [hue(fam(m)) for _, _, m in effort_sides],
-        [p for p, _, _ in effort_sides],
-        [b for _, b, _ in effort_sides],
-    )
+    out["modelEffortCombo"] = _pairing("modelEffortCombo", codes, sides, [hue(fam(builders[b])) for _, _, b, _ in keys])
     assert tuple(out) == VIEWS
     return out

@@ -16,21 +16,9 @@ from typing import Any
 import yaml
 
 from lab.importers import common
-from lab.importers.common import Fields, LabInputError, ParsedSource, RunRecord, SourceInfo, json_lines
+from lab.importers.common import Fields, LabInputError, ParsedSource, RunRecord, json_lines, published_source
 
-SOURCE = SourceInfo(
-    name="aider",
-    title="aider code-editing benchmarks",
-    origin="github Aider-AI/aider, aider/website/_data/*.yml",
-    commit="5dc9490",
-    grade_words="percent of the exercise set passed within two tries (pass_rate_2)",
-    caveats=(
-        "Each row is an aggregate run over an exercise set (225 polyglot, 133 Python or 89 refactoring "
-        "exercises), not a single task: the three sets are this source's tasks.\n"
-        "A total_cost of 0 means the cost was not reported (112 rows), so those runs have no cost.\n"
-        "Architect → editor rows are aider's planner → builder pairings (21 runs); most date from 2024."
-    ),
-)
+SOURCE = published_source("aider")
 _LABEL_EFFORT = re.compile(r"\((minimal|low|medium|high|xhigh|max)\)")
 
 

@@ -16,7 +16,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from lab.importers.common import Fields, LabInputError, ParsedSource, RunRecord, SourceInfo, json_lines, read_json
+from lab.importers.common import Fields, LabInputError, ParsedSource, RunRecord, json_lines, published_source, read_json
 
 GRADES_FILE = "grades.jsonl"
 SCORED_SCALES = {"v1_0_100": "v1", "v1_0_100_informal": "v1", "v2_0_100": "v2"}
@@ -26,22 +26,7 @@ TASKS = {
 }
 _PHASE_FILE = re.compile(r"^phase(\d+)[-.]result\.json$")
 
-SOURCE = SourceInfo(
-    name="akita",
-    title="LLM coding benchmark (akitaonrails)",
-    origin="github akitaonrails/llm-coding-benchmark",
-    commit="8a0b542",
-    grade_words="rubric score 0–100 from the authors' reports; the v1 and v2 tasks use different rubrics",
-    caveats=(
-        "One run per configuration on one task (a Rails + RubyLLM chat app), in two versions (v1: 2 phases, "
-        "v2: 3 phases, production hardening) with different rubrics.\n"
-        "In several planner → builder runs the named builder did nothing (the authors' delegation audit): "
-        "those rows say so.\n"
-        "v1 opencode token counts cover only each phase's last step (a runner bug fixed upstream on 2026-08-01).\n"
-        "Cost is missing or partial for many runs; runs the authors did not score count as runs but not in "
-        "the mean grade."
-    ),
-)
+SOURCE = published_source("akita")
 
 
 def _phase_files(folder: Path) -> list[Path]:

@@ -3,8 +3,10 @@
 import datetime as dt
 import json
 import math
+import tomllib
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import asdict, dataclass, field, replace
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +17,9 @@ MODEL_LENGTH = 100
 SHORT_LENGTH = 100
 EFFORT_LENGTH = 32
 KEY_LENGTH = 300
+
+# What each published source is, in words shown beside its runs.
+SOURCES_FILE = Path(__file__).with_name("sources.toml")
 
 
 class LabInputError(ValueError):
@@ -38,6 +43,16 @@ class SourceInfo:
     def named(self, name: str | None) -> "SourceInfo":
         """This source, renamed when the import names it."""
         return self if name is None else replace(self, name=name)
+
+    def described(self) -> dict[str, str]:
+        """Everything but the name: what a stored source is updated to."""
+        return {key: value for key, value in asdict(self).items() if key != "name"}
+
+
+@cache
+def published_source(name: str) -> SourceInfo:
+    """A published source as sources.toml describes it."""
+    return SourceInfo(name=name, **tomllib.loads(SOURCES_FILE.read_text(encoding="utf-8"))[name])
 
 
 @dataclass(frozen=True)

@@ -8,22 +8,9 @@ time only, the one time the trajectories record.
 
 from pathlib import Path
 
-from lab.importers.common import Fields, LabInputError, ParsedSource, RunRecord, SourceInfo, json_lines
+from lab.importers.common import Fields, LabInputError, ParsedSource, RunRecord, json_lines, published_source
 
-SOURCE = SourceInfo(
-    name="swebench-pro",
-    title="SWE-Bench Pro with SWE-agent (GPT-5 high, Claude Sonnet 4.5)",
-    origin="github nilenso/swe-bench-pro-cost-token-time-analysis",
-    commit="1169deb",
-    grade_words="1 if the model's patch resolved the task, else 0",
-    caveats=(
-        "Two models, one harness (SWE-agent 1.1.0, 250-turn cap): a single lab run per task and model.\n"
-        "Cost, steps, edits and tokens cover only the tasks where both models submitted a patch "
-        "(1,232 of 1,459 rows); the other runs count in the grade but have no cost or tokens.\n"
-        "Output tokens are the recounted ones (the reported counts undercount); time is tool-execution time "
-        "only, not the model's thinking time."
-    ),
-)
+SOURCE = published_source("swebench-pro")
 
 
 def parse(path: Path, source: str | None = None) -> ParsedSource:

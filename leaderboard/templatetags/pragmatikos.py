@@ -28,18 +28,21 @@ def signed(value: object, digits: int = 1) -> str:
     return f"+{text}" if as_number > 0 else (f"−{text}" if as_number < 0 and text.strip("0.") else text)
 
 
+def _percent(value: object, places: int) -> str:
+    as_number = number(value)
+    return "n/a" if as_number is None else f"{as_number * 100:.{places}f}%"
+
+
 @register.filter
 def share(value: object) -> str:
     """A 0..1 fraction as a whole percentage."""
-    as_number = number(value)
-    return "n/a" if as_number is None else f"{as_number * 100:.0f}%"
+    return _percent(value, 0)
 
 
 @register.filter
 def percent_of_one(value: object) -> str:
     """A 0..1 fraction as a percentage with one decimal (measured coverage)."""
-    as_number = number(value)
-    return "n/a" if as_number is None else f"{as_number * 100:.1f}%"
+    return _percent(value, 1)
 
 
 @register.filter

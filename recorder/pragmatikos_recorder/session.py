@@ -41,6 +41,8 @@ class Tokens:
 
 @dataclass(slots=True)
 class Event:
+    """One thing the log records (see Kind); the fields below a kind's comment are set for that kind."""
+
     kind: Kind
     ts: datetime | None
     phase: Phase = "build"
@@ -63,6 +65,8 @@ class Event:
 
 @dataclass(slots=True)
 class Session:
+    """One agent session as read from its log: its events in order, and where it ran (never sent)."""
+
     harness: str
     session_id: str  # only ever an HMAC input for cycle_key
     hversion: str

@@ -4,7 +4,7 @@ import datetime as dt
 import json
 import math
 import tomllib
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import asdict, dataclass, field, replace
 from functools import cache
 from pathlib import Path
@@ -201,23 +201,3 @@ class Fields:
     def harness(self) -> str:
         """The harness's name: words in brackets describe the set-up ("manual-orchestration (planner: …)")."""
         return self.text("harness", length=300).split(" (")[0][:100]
-
-
-def parse(path: Path, fmt: str, *, source: str | None = None) -> ParsedSource:
-    """Read `path` in `fmt`; `source` renames the source (and is required for the open runs format)."""
-    from lab.importers import aider, akita, runs, swebench_pro
-
-    readers: dict[str, Callable[[Path, str | None], ParsedSource]] = {
-        "akita": akita.parse,
-        "aider": aider.parse,
-        "swebench-pro": swebench_pro.parse,
-        "runs": runs.parse,
-    }
-    if fmt not in readers:
-        raise LabInputError(str(path), f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
-    if not path.exists():
-        raise LabInputError(str(path), "no such file or folder")
-    return readers[fmt](path, source)
-
-
-FORMATS = ("akita", "aider", "swebench-pro", "runs")

@@ -20,6 +20,7 @@ from functools import cache as memoize
 import redis
 from django.conf import settings
 from django.core.cache import cache
+from django.http import HttpRequest
 from redis.exceptions import RedisError
 from rest_framework import status
 from rest_framework.exceptions import APIException
@@ -159,7 +160,21 @@ class AddressRateThrottle(FailClosedRateThrottle):
         return str(settings.INGEST_RATE_PER_ADDRESS)
 
     def get_ident_digest(self, request: Request) -> str:
-        return keyed_digest("address", client_address(request))
+        return address_digest(request)
+
+
+def address_digest(request: Request | HttpRequest) -> str:
+    """The client's address as the keyed hash its counters are kept under (never the address itself)."""
+    return keyed_digest("address", client_address(request))  # type: ignore[arg-type]  # reads only request.META
+
+
+def address_admits(request: HttpRequest) -> bool | None:
+    """One more request from this address against INGEST_RATE_PER_ADDRESS, for a plain form as for the API:
+    whether it is admitted, or None when the counters cannot be read."""
+    try:
+        return AddressRateThrottle().allow_request(request, None)  # type: ignore[arg-type]  # reads only request.META
+    except ThrottleUnavailableError:
+        return None
 
 
 class InstallRateThrottle(FailClosedRateThrottle):

@@ -21,6 +21,7 @@ from django.utils.cache import patch_cache_control
 from django.utils.http import parse_etags, quote_etag
 
 from leaderboard import soft_cache
+from leaderboard.http import NotFound, not_found_page
 from leaderboard.models import Snapshot
 from leaderboard.selectors import newest_snapshot_id, snapshot_document
 
@@ -217,7 +218,8 @@ def mark_cacheable(response: HttpResponseBase, etag: str) -> None:
 def cached_page(
     request: HttpRequest, page: str, parts: tuple[object, ...], build: Callable[[Lazy], HttpResponse]
 ) -> HttpResponse:
-    """Serve a page from the cache of the newest snapshot, building it once per snapshot.
+    """Serve a page from the cache of the newest snapshot, building it once per snapshot (or the 404 page
+    with the message of the NotFound the build raised).
 
     ETags are only ever sent with a 200, so a client holding one asks about a URL that answered 200 in this
     snapshot: the 304 can be given before building (or finding) the page.
@@ -238,7 +240,10 @@ def cached_page(
         status, body = held
         response = HttpResponse(body, status=status)
     else:
-        response = build(Lazy(snapshot_id))
+        try:
+            response = build(Lazy(snapshot_id))
+        except NotFound as missing:
+            response = not_found_page(str(missing))
         if response.status_code == 200:
             held = (response.status_code, response.content)
             soft_cache.set(key, held, PAGE_SECONDS)

@@ -12,7 +12,13 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard.presenters import hue_colour
+
+def hue_colour(hue: object, *, lightness: int = 42) -> str:
+    try:
+        degrees = int(float(hue)) % 360  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        degrees = 210
+    return f"hsl({degrees} 60% {lightness}%)"
 
 
 def fmt(value: float | None, digits: int = 1) -> str:

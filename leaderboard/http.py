@@ -1,4 +1,4 @@
-"""Small helpers every page view uses (and the lab's): bounded query values and rendered answers."""
+"""Small helpers every page view uses (and the lab's): bounded query values, shared lookups, rendered answers."""
 
 from typing import Any, Final
 
@@ -9,6 +9,10 @@ from leaderboard.words import DEFAULT_VIEW, VIEW_TITLES
 
 # Query values are capped before use: a label is at most 300 characters (GroupScore.label).
 MAX_PARAM_LENGTH: Final = 300
+
+
+class NotFound(Exception):
+    """A page that answers the site's 404 page with this message (caching.cached_page renders it)."""
 
 
 def param(request: HttpRequest, name: str, default: str = "") -> str:

@@ -7,6 +7,7 @@ so no window reaching outside those days could differ from one inside them.
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Final
+from urllib.parse import urlencode
 
 from ingest.contract import FIRST_DAY
 
@@ -77,3 +78,13 @@ def read_window(params: dict[str, str], *, today: date) -> Window:
     if since is None and until is None:
         return Window("custom", error="Give a start day, an end day or both.")
     return Window("custom", since=since, until=until)
+
+
+def window_query(window: Window) -> str:
+    """The window's part of a tab link, so switching views keeps the window."""
+    if window.is_all_time or window.error:
+        return ""
+    query = {"window": window.name}
+    if window.name == "custom":
+        query.update({k: str(v) for k, v in (("since", window.since), ("until", window.until)) if v})
+    return "&" + urlencode(query)

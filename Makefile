@@ -26,6 +26,7 @@ run: $(VENV)/.installed
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/lint-imports --no-logo
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} SECRET_KEY=test-key INSTALL_HASH_KEY=test-install-hash-key $(BIN)/mypy .
 
 test: $(VENV)/.installed lint

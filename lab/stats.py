@@ -17,8 +17,12 @@ from dataclasses import dataclass
 import numpy as np
 from scipy.stats import kendalltau
 
+from scoring.shapes import INTERVAL_LEVEL
+
 LAB_SEED = 20261130
 RESAMPLES = 2000
+# The percentile interval's bounds, at the level of every interval on the site.
+PERCENTILE_BOUNDS = (50 - 50 * INTERVAL_LEVEL, 50 + 50 * INTERVAL_LEVEL)
 # Fewer runs than this and a cell is marked directional.
 THIN_RUNS = 5
 
@@ -58,7 +62,7 @@ def mean_grade(
     rng = np.random.default_rng(seed)
     drawn = rng.integers(0, len(names), size=(resamples, len(names)))
     means = sums[drawn].sum(axis=1) / counts[drawn].sum(axis=1)
-    lo, hi = np.percentile(means, [2.5, 97.5])
+    lo, hi = np.percentile(means, PERCENTILE_BOUNDS)
     return Interval(mean, float(lo), float(hi))
 
 
@@ -130,7 +134,7 @@ def rank_agreement(
     taus = taus[~np.isnan(taus)]
     if not taus.size:
         return Agreement(tau, None, None, n)
-    lo, hi = np.percentile(taus, [2.5, 97.5])
+    lo, hi = np.percentile(taus, PERCENTILE_BOUNDS)
     return Agreement(tau, float(lo), float(hi), n)
 
 

@@ -12,6 +12,8 @@ from typing import Any
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from leaderboard.words import INTERVAL_PERCENT
+
 
 def hue_colour(hue: object, *, lightness: int = 42) -> str:
     try:
@@ -56,7 +58,7 @@ def interval_bar(
             f"<title>{escape(text)}</title></svg>"
         )
     if lo is not None and hi is not None:
-        text = f"{label}: adjusted score {fmt(score)}, 95% interval {fmt(lo)} to {fmt(hi)}"
+        text = f"{label}: adjusted score {fmt(score)}, {INTERVAL_PERCENT}% interval {fmt(lo)} to {fmt(hi)}"
     else:
         text = f"{label}: adjusted score {fmt(score)}, no interval"
     parts = [

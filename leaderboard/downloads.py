@@ -172,7 +172,7 @@ def _file_headers(response: HttpResponseBase, export: exports.Export) -> None:
 
 
 def ranking_columns() -> list[str]:
-    # rank and rank_worst: the places the 95% intervals allow (spec B1); empty interval bounds for one contributor.
+    # rank and rank_worst: the places the intervals allow (spec B1); empty interval bounds for one contributor.
     columns = ["view", "status", "rank", "rank_worst", "label", "planner", "builder"]
     columns += ["score_adj", "ci_lo", "ci_hi", "score"]
     columns += ["judged", "shipped", "ship_judged", "contributors", "top_share", "flags", "imputed_tiers"]

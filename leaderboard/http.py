@@ -5,7 +5,7 @@ from typing import Any, Final
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
-from leaderboard.words import DEFAULT_VIEW, VIEW_TITLES
+from leaderboard.words import DEFAULT_VIEW, EVERY_PAGE, VIEW_TITLES
 
 # Query values are capped before use: a label is at most 300 characters (GroupScore.label).
 MAX_PARAM_LENGTH: Final = 300
@@ -21,7 +21,7 @@ def param(request: HttpRequest, name: str, default: str = "") -> str:
 
 
 def render_page(template: str, context: dict[str, Any], *, status: int = 200) -> HttpResponse:
-    return HttpResponse(render_to_string(template, context), status=status)
+    return HttpResponse(render_to_string(template, EVERY_PAGE | context), status=status)
 
 
 def not_found_page(message: str) -> HttpResponse:

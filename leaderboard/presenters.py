@@ -33,11 +33,11 @@ from leaderboard.words import (
     other_words,
 )
 from scoring import Comparison
-from scoring.bootstrap import LEVEL, t_factor
+from scoring.bootstrap import t_factor
 from scoring.compare_rates import RateTest, ship_rate_test
 from scoring.finishing import log_distance, positions
 from scoring.public_labels import OTHER_LABEL
-from scoring.shapes import PAIR_ARROW, PAIRING_VIEWS, SPAN, SPAN_FACTOR
+from scoring.shapes import INTERVAL_LEVEL, PAIR_ARROW, PAIRING_VIEWS, SPAN, SPAN_FACTOR
 
 __all__ = ["PAIRING_VIEWS"]  # re-exported for the views, with the rest of what a page reads
 
@@ -363,7 +363,7 @@ def interval_constants() -> dict[str, Any]:
     """The interval's constants as the engine uses them: level, resamples, seed and t(0.975, K-1)·sqrt(K/(K-1))."""
     factors = t_factor(np.array(MULTIPLIER_CONTRIBUTORS))
     return {
-        "level": round(100 * LEVEL),
+        "level": round(100 * INTERVAL_LEVEL),
         "resamples": settings.SCORING_RESAMPLES,
         "seed": settings.SCORING_SEED,
         "multipliers": [(k, float(f)) for k, f in zip(MULTIPLIER_CONTRIBUTORS, factors, strict=True)],

@@ -10,9 +10,14 @@ from typing import Final
 
 from scoring.public_labels import OTHER_LABEL
 from scoring.shapes import AXES as METHOD_AXES
-from scoring.shapes import AXIS_TIER, DEFAULT_VIEW, TAB_ORDER, TIER_WEIGHTS
+from scoring.shapes import AXIS_TIER, DEFAULT_VIEW, INTERVAL_LEVEL, TAB_ORDER, TIER_WEIGHTS
 
 __all__ = ["DEFAULT_VIEW"]  # the method's default view, with the words below
+
+# The level of every interval the pages show, as they write it.
+INTERVAL_PERCENT: Final = round(100 * INTERVAL_LEVEL)
+# What every page may say, from the method's own constants (render_page adds it to each page's context).
+EVERY_PAGE: Final[dict[str, object]] = {"interval_percent": INTERVAL_PERCENT}
 
 _VIEW_WORDS: Final[dict[str, str]] = {
     "modelCombo": "Pairings",
@@ -81,9 +86,9 @@ FLAG_WORDS: Final[dict[str, str]] = {
 }
 # What a rank range means, said once per page that shows one (scoring spec B1).
 RANK_RANGE_WORDS: Final = (
-    "A rank is the range of places the 95% intervals allow: a row is surely ahead of another only when its whole "
-    "interval lies above the other one, so each row could sit anywhere between the rows surely ahead of it and "
-    "those surely behind it."
+    f"A rank is the range of places the {INTERVAL_PERCENT}% intervals allow: a row is surely ahead of another only "
+    "when its whole interval lies above the other one, so each row could sit anywhere between the rows surely ahead "
+    "of it and those surely behind it."
 )
 # B3's contrast, in the words the pages use for it.
 ADJUSTED_ODDS_WORDS: Final = "odds of shipping vs the average pairing, for the same contributor"

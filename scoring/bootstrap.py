@@ -24,7 +24,7 @@ from scipy import stats
 from scoring.finishing import finish_adjusted_score
 from scoring.judged import Contributions
 from scoring.scorecard import bounds_of, members, pool_bag_rows, stable_order_by
-from scoring.shapes import EVIDENCE_K
+from scoring.shapes import EVIDENCE_K, INTERVAL_LEVEL
 from scoring.sums import evidence, group_sums, pool_axes, raw_axes, running_weights, segment_medians
 
 FloatArray = npt.NDArray[np.float64]
@@ -33,8 +33,6 @@ BoolArray = npt.NDArray[np.bool_]
 
 # Latency pairs per chunk (resamples x pairs with a latency); a few arrays of this size are alive at once.
 CHUNK_CELLS = 4_000_000
-# The interval's two-sided level (B1).
-LEVEL = 0.95
 SCORE_RANGE = (0.0, 100.0)
 
 
@@ -256,7 +254,7 @@ def t_factor(contributors: IntArray | int) -> FloatArray:
     """t(0.975, K - 1) * sqrt(K / (K - 1)) per K; NaN where K < 2 (no interval)."""
     k = np.asarray(contributors, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
-        factor = stats.t.ppf(0.5 + LEVEL / 2, k - 1) * np.sqrt(k / (k - 1))
+        factor = stats.t.ppf(0.5 + INTERVAL_LEVEL / 2, k - 1) * np.sqrt(k / (k - 1))
     return np.where(k >= 2, factor, np.nan)
 
 

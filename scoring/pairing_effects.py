@@ -30,16 +30,17 @@ Pure: numpy, scipy and pandas, no Django.
 
 import math
 from dataclasses import dataclass
+from statistics import NormalDist
 
 import numpy as np
 import pandas as pd
 from scipy import linalg, optimize, sparse
 from scipy.special import expit
 
-from scoring.shapes import SHIP_JUDGED
+from scoring.shapes import INTERVAL_LEVEL, SHIP_JUDGED
 
-# Two-sided 95% normal quantile for the interval of a pairing's effect.
-Z_95 = 1.959963984540054
+# The two-sided normal quantile for the interval of a pairing's effect.
+Z_INTERVAL = NormalDist().inv_cdf(0.5 + INTERVAL_LEVEL / 2)
 # Prior sds of statsmodels' BinomialBayesMixedGLM defaults: fe_p for the intercept, vcp_p for each log σ.
 INTERCEPT_PRIOR_SD = 2.0
 LOG_SD_PRIOR_SD = 1.0
@@ -344,7 +345,7 @@ def fit_pairing_effects(judged: pd.DataFrame, *, labels: pd.Series | np.ndarray,
         if not is_separable:
             effects[label] = PairingEffect(odds_ratio=None, ci=None, separable=False)
             continue
-        mean, half_width = float(pairing_means[position[label]]), Z_95 * float(pairing_sds[position[label]])
+        mean, half_width = float(pairing_means[position[label]]), Z_INTERVAL * float(pairing_sds[position[label]])
         effects[label] = PairingEffect(
             odds_ratio=math.exp(mean), ci=(math.exp(mean - half_width), math.exp(mean + half_width)), separable=True
         )

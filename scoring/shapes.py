@@ -38,6 +38,7 @@ MIN_JUDGED: Final = 10  # a group is ranked from this many judged cycles (A4)
 EVIDENCE_K: Final = 10  # the pool's weight in shrinkage, in cycles (A5)
 SPAN: Final = 2  # log2 distance that saturates a position: x4 better or worse (A5)
 SPAN_FACTOR: Final = 2**SPAN  # the same span as a factor: x4
+INTERVAL_LEVEL: Final = 0.95  # every interval's two-sided level (B1, B3)
 THIN_BELOW: Final = 30  # B2 flag "thin"
 DOMINATED_SHARE: Final = 0.8  # B2 flag "dominated"
 SCHEMA: Final = 3

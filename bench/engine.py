@@ -21,7 +21,7 @@ if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
 from scoring import ScoringConfig, compute_document  # noqa: E402
-from tests.scoring.synthetic import synthetic_cycles  # noqa: E402
+from tests.cycles.frames import synthetic_cycles  # noqa: E402
 
 # The A2 sums of one view; {key} is the view's grouping expression. Built from constants only.
 SUMS_SELECT = (

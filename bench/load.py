@@ -55,7 +55,7 @@ from bench import scratch  # noqa: E402
 from bench.downloads import load_cycles, manage  # noqa: E402
 from bench.pages import compare_path, fetch  # noqa: E402
 from ingest.keys import install_hash  # noqa: E402
-from tests.ingest.envelopes import cycle_facts, envelope  # noqa: E402
+from tests.cycles.wire import envelope, wire_cycle  # noqa: E402
 
 CONTRIBUTE = "/api/v1/contributions?atomic=1"
 RETRACT = "/api/v1/contributions/retract"
@@ -114,7 +114,7 @@ class Ledger:
         start = rng.randrange(self.keys_per_install - size)
         rows = []
         for key in range(start, start + size):
-            facts = cycle_facts(which * 10_000 + key, tcost=round(number * 0.001, 4))
+            facts = wire_cycle(which * 10_000 + key, tcost=round(number * 0.001, 4))
             if facts["tedits"] and facts["tpaths"] == 1 and facts["tshipe"] == 0:
                 facts["tship"] = rng.randint(0, 1)
             rows.append(facts)

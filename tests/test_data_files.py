@@ -55,6 +55,7 @@ def test_it_runs_the_data_reading_tests_in_a_copy_with_nothing_beside_it(tmp_pat
             "no:cacheprovider",
             "tests/scoring/test_golden.py",
             "tests/ingest/test_contract.py",
+            "tests/test_cycles.py",
         ],
         cwd=clone,
         env={**os.environ, "PYTHONDONTWRITEBYTECODE": "1"},

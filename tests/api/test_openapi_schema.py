@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from ingest import contract, openapi
 from ingest.api import ENVELOPE_REQUEST
 from ingest.columns import COLUMNS_BY_SCHEMA
+from tests.cycles.wire import envelope
 from tests.ingest.conftest import PREVIEW
-from tests.ingest.envelopes import envelope
 from tests.ingest.rules import PRIVACY_RULES, REFUSING_RULES, SKIPPING_RULES, Rule
 
 # Rules that move with the clock, compare two cells or two rows, or tell 2 from 2.0 (JSON Schema's

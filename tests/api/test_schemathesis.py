@@ -24,8 +24,8 @@ from schemathesis.config import SchemathesisConfig
 from ingest import contract
 from ingest.models import Cycle
 from leaderboard import services
-from tests.factories import make_contributor, make_cycles
-from tests.ingest.envelopes import envelope, with_cell
+from tests.cycles.stored import make_contributor, make_cycles
+from tests.cycles.wire import envelope, with_cell
 
 # A fixed seed: the same cases on every run, so a failure here is a regression, not luck. 40 fuzzed
 # examples per operation, besides the schema's example and the coverage phase's edge cases.

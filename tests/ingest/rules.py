@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from tests.ingest.envelopes import cycle_facts, envelope, positional, utc_iso, with_cell
+from tests.cycles.wire import envelope, positional, utc_iso, wire_cycle, with_cell
 
 Body = dict[str, Any]
 
@@ -34,7 +34,7 @@ def cell(col: str, value: Any, row: int = 1) -> Callable[[Body], Body]:
 def facts(row: int = 1, **overrides: Any) -> Callable[[Body], Body]:
     def change(body: Body) -> Body:
         copy = json.loads(json.dumps(body))
-        copy["rows"][row] = positional(cycle_facts(row, **overrides))
+        copy["rows"][row] = positional(wire_cycle(row, **overrides))
         return copy
 
     return change

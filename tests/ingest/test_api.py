@@ -19,8 +19,8 @@ from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MI
 from ingest.models import Contributor, Cycle, Receipt, install_hash
 from ingest.selectors import POOL_COUNTS_CACHE_KEY
 from leaderboard.models import Snapshot
+from tests.cycles.wire import envelope, wire_cycle, with_cell
 from tests.ingest.conftest import CONTRIBUTE, PREVIEW, RETRACT, STATS, Api, stored_counts
-from tests.ingest.envelopes import cycle_facts, envelope, with_cell
 from tests.ingest.rules import REFUSING_RULES, SKIPPING_RULES, Rule
 
 pytestmark = pytest.mark.django_db
@@ -33,7 +33,7 @@ def stored_facts(install: str) -> dict[str, dict[str, object]]:
 
 @pytest.mark.parametrize("schema", [1, 2, 3])
 def test_it_accepts_a_plugin_envelope_of_each_schema(api: Api, schema: int) -> None:
-    rows = [cycle_facts(i) for i in range(12)]
+    rows = [wire_cycle(i) for i in range(12)]
     body = envelope(rows, schema=schema)
     assert body["cols"] == list(COLUMNS_BY_SCHEMA[schema])
 
@@ -148,13 +148,13 @@ def test_it_lists_at_most_a_hundred_errors_and_says_how_many(api: Api) -> None:
 
 def test_it_counts_a_resend_unchanged_and_a_changed_row_updated(api: Api) -> None:
     install = str(uuid.uuid4())
-    rows = [cycle_facts(i, tship=0) for i in range(1, 5)]
+    rows = [wire_cycle(i, tship=0) for i in range(1, 5)]
     first = datetime.now(UTC) - timedelta(hours=2)
     assert api.contribute(envelope(rows, install=install, generated=first)).json()["inserted"] == 4
 
     resend = api.contribute(envelope(rows, install=install, generated=first + timedelta(minutes=1)))
     rows[1] = {**rows[1], "tship": 1}
-    landed = api.contribute(envelope([*rows, cycle_facts(9)], install=install, generated=first + timedelta(minutes=2)))
+    landed = api.contribute(envelope([*rows, wire_cycle(9)], install=install, generated=first + timedelta(minutes=2)))
 
     assert resend.status_code == 202
     assert resend.json() | {"snapshot": None} == {
@@ -182,8 +182,8 @@ def test_it_counts_a_resend_unchanged_and_a_changed_row_updated(api: Api) -> Non
 def test_it_never_regresses_a_row_stored_from_a_later_extraction(api: Api) -> None:
     install = str(uuid.uuid4())
     now = datetime.now(UTC)
-    newer = cycle_facts(4, tship=1)
-    older = cycle_facts(4, tship=0)
+    newer = wire_cycle(4, tship=1)
+    older = wire_cycle(4, tship=0)
     api.contribute(envelope([newer], install=install, generated=now - timedelta(minutes=1)))
 
     late = api.contribute(envelope([older], install=install, generated=now - timedelta(minutes=30)))
@@ -197,7 +197,7 @@ def test_it_never_regresses_a_row_stored_from_a_later_extraction(api: Api) -> No
 def test_it_moves_generated_on_for_unchanged_rows_so_a_late_older_copy_cannot_win(api: Api) -> None:
     install = str(uuid.uuid4())
     now = datetime.now(UTC)
-    shipped = cycle_facts(4, tship=1)
+    shipped = wire_cycle(4, tship=1)
     api.contribute(envelope([shipped], install=install, generated=now - timedelta(hours=3)))
     api.contribute(envelope([shipped], install=install, generated=now - timedelta(hours=1)))
 
@@ -208,7 +208,7 @@ def test_it_moves_generated_on_for_unchanged_rows_so_a_late_older_copy_cannot_wi
 
 
 def test_it_keeps_the_rows_of_two_installs_apart(api: Api) -> None:
-    rows = [cycle_facts(i) for i in range(3)]
+    rows = [wire_cycle(i) for i in range(3)]
 
     first = api.contribute(envelope(rows))
     second = api.contribute(envelope(rows))
@@ -242,7 +242,7 @@ def test_it_answers_the_newest_published_snapshot(api: Api) -> None:
 def test_it_retracts_an_install_and_refuses_it_afterwards_with_410(api: Api) -> None:
     install = str(uuid.uuid4())
     api.contribute(envelope(7, install=install))
-    api.contribute(envelope([cycle_facts(50)]))
+    api.contribute(envelope([wire_cycle(50)]))
 
     retracted = api.retract(install.upper())
     again = api.retract(install)
@@ -274,7 +274,7 @@ def test_it_refuses_a_retraction_without_exactly_an_install(api: Api, body: obje
 
 
 def test_it_previews_readable_rows_and_writes_nothing(api: Api) -> None:
-    body = envelope([cycle_facts(3, model="Claude-Opus-5", tcost=1.234567)], schema=2)
+    body = envelope([wire_cycle(3, model="Claude-Opus-5", tcost=1.234567)], schema=2)
 
     response = api.preview(body)
 
@@ -283,7 +283,7 @@ def test_it_previews_readable_rows_and_writes_nothing(api: Api) -> None:
     assert (preview["accepted"], preview["schema"], preview["extractor"]) == (1, 2, "26.9.0")
     row = preview["rows"][0]
     assert (row["model"], row["cost_usd"], row["harness"], row["effort"]) == ("claude-opus-5", 1.2346, "opencode", "")
-    assert row["human_turns"] == cycle_facts(3)["u"] and "u" not in row
+    assert row["human_turns"] == wire_cycle(3)["u"] and "u" not in row
     assert "install" not in preview
     assert stored_counts() == (0, 0, 0)
 
@@ -416,9 +416,9 @@ def test_it_writes_a_thousand_rows_in_as_many_statements_as_ten(api: Api) -> Non
     def statements(rows: int) -> int:
         install = str(uuid.uuid4())
         api.contribute(envelope(rows, install=install, generated=datetime.now(UTC) - timedelta(hours=1)))
-        changed = [cycle_facts(i, tabort=1 - cycle_facts(i)["tabort"]) for i in range(rows)]
+        changed = [wire_cycle(i, tabort=1 - wire_cycle(i)["tabort"]) for i in range(rows)]
         with CaptureQueriesContext(connection) as captured:
-            response = api.contribute(envelope([*changed, cycle_facts(rows + 1)], install=install))
+            response = api.contribute(envelope([*changed, wire_cycle(rows + 1)], install=install))
         assert response.json()["updated"] == rows and response.json()["inserted"] == 1
         return len(captured.captured_queries)
 
@@ -427,11 +427,11 @@ def test_it_writes_a_thousand_rows_in_as_many_statements_as_ten(api: Api) -> Non
 
 
 def test_it_counts_the_pool_in_stats(api: Api) -> None:
-    judged = [cycle_facts(i, tedits=2, tpaths=1, a=5) for i in range(4)]
-    unjudged = [cycle_facts(10, tedits=0, teerr=0, tpaths=0, tship=0, tver=0), cycle_facts(11, a=0)]
+    judged = [wire_cycle(i, tedits=2, tpaths=1, a=5) for i in range(4)]
+    unjudged = [wire_cycle(10, tedits=0, teerr=0, tpaths=0, tship=0, tver=0), wire_cycle(11, a=0)]
     api.contribute(envelope(judged + unjudged))
     gone = str(uuid.uuid4())
-    api.contribute(envelope([cycle_facts(20)], install=gone))
+    api.contribute(envelope([wire_cycle(20)], install=gone))
     api.retract(gone)
 
     stats = api.client.get(STATS).json()
@@ -445,7 +445,7 @@ def stats_cycles(api: Api) -> int:
 
 
 def test_it_caches_the_stats_counts_for_thirty_seconds(api: Api) -> None:
-    from tests.factories import make_contributor, make_cycles
+    from tests.cycles.stored import make_contributor, make_cycles
 
     api.contribute(envelope(3))
     first = stats_cycles(api)
@@ -470,7 +470,7 @@ def test_it_answers_fresh_stats_right_after_a_contribution_or_retraction(
     assert stats_cycles(api) == 3
 
     with django_capture_on_commit_callbacks(execute=True):
-        api.contribute(envelope([cycle_facts(i) for i in range(3, 7)], install=install))
+        api.contribute(envelope([wire_cycle(i) for i in range(3, 7)], install=install))
     after_contribution = stats_cycles(api)
     with django_capture_on_commit_callbacks(execute=True):
         api.retract(install)
@@ -534,7 +534,7 @@ def test_it_never_serves_counts_begun_before_a_commit_that_changed_rows(api: Api
     from django.core.cache import cache
 
     from ingest.selectors import POOL_VERSION_KEY, count_pool, forget_pool_counts, pool_counts
-    from tests.factories import make_contributor, make_cycles
+    from tests.cycles.stored import make_contributor, make_cycles
 
     api.contribute(envelope(3))
     version_before = cache.get(POOL_VERSION_KEY, 0)

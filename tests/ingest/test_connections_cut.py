@@ -30,8 +30,8 @@ from django.db.models import Count
 
 from ingest.keys import install_hash
 from ingest.models import Cycle
+from tests.cycles.wire import envelope, wire_cycle
 from tests.ingest.conftest import CONTRIBUTE, Api
-from tests.ingest.envelopes import cycle_facts, envelope
 from tests.pipeline.workers import deployed_gunicorn
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -142,7 +142,7 @@ class Client:
             size = rng.randint(5, 25)
             start = rng.randrange(KEYS_PER_INSTALL - size)
             cost = round(number * 0.01, 4)
-            rows = [cycle_facts(which * 1000 + key, tcost=cost) for key in range(start, start + size)]
+            rows = [wire_cycle(which * 1000 + key, tcost=cost) for key in range(start, start + size)]
             for facts in rows:
                 if facts["tedits"] and facts["tpaths"] == 1:
                     facts["tship"] = rng.randint(0, 1)

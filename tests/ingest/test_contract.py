@@ -9,7 +9,8 @@ import pytest
 
 from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MISSING, FACT_FIELDS
 from ingest.contract import STORED_FIELDS, Validation, privacy_problem, validate_envelope
-from tests.ingest.envelopes import cycle_facts, envelope, published_vocabulary, with_cell
+from tests.cycles import PUBLISHED_EFFORTS, PUBLISHED_MODELS
+from tests.cycles.wire import envelope, wire_cycle, with_cell
 from tests.ingest.rules import REFUSING_RULES, SKIPPING_RULES, Rule
 
 MAX_ROWS = 20_000
@@ -47,7 +48,7 @@ def test_it_skips_a_row_that_breaks_a_rule_and_keeps_the_others(rule: Rule) -> N
 
 @pytest.mark.parametrize("schema", [1, 2, 3])
 def test_it_accepts_each_schema_and_fills_missing_columns(schema: int) -> None:
-    rows = [cycle_facts(i) for i in range(5)]
+    rows = [wire_cycle(i) for i in range(5)]
     result = validate_envelope(envelope(rows, schema=schema), now=datetime.now(UTC), max_rows=MAX_ROWS)
 
     assert result.is_valid and result.envelope is not None
@@ -70,7 +71,7 @@ def test_it_accepts_each_schema_and_fills_missing_columns(schema: int) -> None:
 
 def test_it_lowercases_and_trims_tokens_and_rounds_numbers() -> None:
     body = envelope(
-        [cycle_facts(1, model="  Claude-Opus-4.7 ", prov="Anthropic", bv="HIGH", tcost=1.234567, thrs=2.00016)]
+        [wire_cycle(1, model="  Claude-Opus-4.7 ", prov="Anthropic", bv="HIGH", tcost=1.234567, thrs=2.00016)]
     )
     body = with_cell(body, 0, "latmed", 12.345)
 
@@ -83,7 +84,7 @@ def test_it_lowercases_and_trims_tokens_and_rounds_numbers() -> None:
 
 
 def test_it_keeps_the_case_of_versions() -> None:
-    body = envelope([cycle_facts(1, hversion=" 1.4.2-RC1 ")], extractor="26.9.0-Beta")
+    body = envelope([wire_cycle(1, hversion=" 1.4.2-RC1 ")], extractor="26.9.0-Beta")
 
     result = validate(body)
 
@@ -94,10 +95,10 @@ def test_it_keeps_the_case_of_versions() -> None:
 
 def test_it_accepts_the_boundaries_of_every_range() -> None:
     tomorrow = (datetime.now(UTC).date() + timedelta(days=1)).isoformat()
-    edge = cycle_facts(
+    edge = wire_cycle(
         2, day=tomorrow, u=2000, a=50000, tedits=20000, teerr=20000, tcost=5000, thrs=72, latmed=600, tshipe=0
     )
-    low = cycle_facts(3, day="2024-01-01", u=0, a=0, tedits=0, teerr=0, tpaths=0, tship=0, tver=0, tcost=0, thrs=0)
+    low = wire_cycle(3, day="2024-01-01", u=0, a=0, tedits=0, teerr=0, tpaths=0, tship=0, tver=0, tcost=0, thrs=0)
     low["latmed"] = -1
     result = validate(envelope([edge, low]))
 
@@ -164,10 +165,8 @@ def test_it_lets_versions_with_fewer_than_four_dotted_parts_through(value: str) 
 
 
 def test_it_passes_the_published_model_and_effort_names() -> None:
-    models, efforts = published_vocabulary()
-
-    assert len(models) > 5
-    assert [name for name in (*models, *efforts) if privacy_problem(name) is not None] == []
+    assert len(PUBLISHED_MODELS) > 5
+    assert [name for name in (*PUBLISHED_MODELS, *PUBLISHED_EFFORTS) if privacy_problem(name) is not None] == []
 
 
 def test_it_validates_twenty_thousand_rows() -> None:

@@ -12,8 +12,8 @@ from django.db import connection
 from django.test import Client
 
 from ingest.models import Contributor, Receipt
+from tests.cycles.wire import envelope, with_cell
 from tests.ingest.conftest import CONTRIBUTE, Api, stored_counts
-from tests.ingest.envelopes import envelope, with_cell
 
 
 def closed_port() -> int:

@@ -13,8 +13,8 @@ import pytest
 
 from ingest.columns import COLUMNS_BY_SCHEMA, FACT_FIELDS
 from ingest.models import Cycle, Receipt, install_hash
+from tests.cycles.wire import envelope, wire_cycle
 from tests.ingest.conftest import PREVIEW, Api, stored_counts
-from tests.ingest.envelopes import cycle_facts, envelope
 
 pytestmark = pytest.mark.django_db
 
@@ -25,14 +25,12 @@ def plugin_rows() -> list[dict[str, Any]]:
     """Four cycles with the placeholders and vendor forms the extractor passes through."""
     return [
         # A session with no model message: model and provider "(none)", no effort on any message.
-        cycle_facts(0, model="(none)", prov="(none)", variant="(none)", pv="(none)", bv="(none)", hversion="(unknown)"),
+        wire_cycle(0, model="(none)", prov="(none)", variant="(none)", pv="(none)", bv="(none)", hversion="(unknown)"),
         # Vertex's dated id, upper case anywhere; the planner's provider missing on its message.
-        cycle_facts(1, model="Claude-Sonnet-4@20250514", prov="Vertex", pm="claude-opus-4.7", pp="(unlisted)"),
+        wire_cycle(1, model="Claude-Sonnet-4@20250514", prov="Vertex", pm="claude-opus-4.7", pp="(unlisted)"),
         # Ollama and Bedrock ids; the builder's model missing on its message.
-        cycle_facts(2, model="qwen3:32b", prov="ollama", bm="(unlisted)", bp="bedrock"),
-        cycle_facts(
-            3, model="anthropic.claude-opus-4-1-20250805-v1:0", prov="amazon-bedrock", pm="(none)", pp="(none)"
-        ),
+        wire_cycle(2, model="qwen3:32b", prov="ollama", bm="(unlisted)", bp="bedrock"),
+        wire_cycle(3, model="anthropic.claude-opus-4-1-20250805-v1:0", prov="amazon-bedrock", pm="(none)", pp="(none)"),
     ]
 
 
@@ -42,7 +40,7 @@ def stored(install: str) -> dict[str, dict[str, Any]]:
 
 
 def key(index: int) -> str:
-    return cycle_facts(index)["cycle_key"]
+    return wire_cycle(index)["cycle_key"]
 
 
 @pytest.mark.parametrize("schema", [1, 2, 3])
@@ -58,7 +56,7 @@ def test_it_stores_the_plugins_placeholders_and_vendor_ids_at_its_own_path(api: 
     assert (rows[key(1)]["model"], rows[key(1)]["provider"]) == ("claude-sonnet-4", "vertex")
     # A placeholder on one side of a role clears the role: no planner to judge.
     assert (rows[key(1)]["planner_model"], rows[key(1)]["planner_provider"]) == ("", "")
-    assert rows[key(1)]["builder_model"] == cycle_facts(1)["bm"]
+    assert rows[key(1)]["builder_model"] == wire_cycle(1)["bm"]
     assert (rows[key(2)]["model"], rows[key(2)]["provider"]) == ("qwen3:32b", "ollama")
     assert (rows[key(2)]["builder_model"], rows[key(2)]["builder_provider"]) == ("", "")
     assert rows[key(3)]["model"] == "anthropic.claude-opus-4-1-20250805-v1:0"

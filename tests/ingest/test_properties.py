@@ -14,22 +14,22 @@ from hypothesis import strategies as st
 
 from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MISSING, FACT_FIELDS
 from ingest.models import Cycle, install_hash
+from tests.cycles import PUBLISHED_EFFORTS, PUBLISHED_MODELS
+from tests.cycles.wire import envelope
 from tests.ingest.conftest import Api, stored_counts
-from tests.ingest.envelopes import published_vocabulary, utc_iso
 
 pytestmark = pytest.mark.django_db
 
-MODELS, EFFORTS = published_vocabulary()
 TOKEN_CHARS = "abcdefghijklmnopqrstuvwxyz0123456789._:+-"
 
 # Tokens: the published names, and random ones the privacy checks must let through
 # (letters only after the first character keeps hex runs, extensions and prefixes out).
-tokens = st.sampled_from(MODELS) | st.builds(
+tokens = st.sampled_from(PUBLISHED_MODELS) | st.builds(
     lambda first, rest: first + rest,
     st.sampled_from("ghjkmnpqrtvwyz"),
     st.text(alphabet="ghijklmnopqrstuvwxyz-", max_size=20),
 )
-efforts = st.sampled_from(("", *EFFORTS))
+efforts = st.sampled_from(("", *PUBLISHED_EFFORTS))
 money = st.floats(min_value=0, max_value=5000, allow_nan=False, allow_infinity=False)
 hours = st.floats(min_value=0, max_value=72, allow_nan=False, allow_infinity=False)
 latency = st.just(-1) | st.floats(min_value=0, max_value=600, allow_nan=False, allow_infinity=False)
@@ -82,14 +82,13 @@ def envelopes(draw: st.DrawFn) -> tuple[dict[str, Any], list[dict[str, Any]]]:
     rows = [draw(cycle_rows(key)) for key in keys]
     missing = {col: value for col, value in DEFAULTS_FOR_MISSING.items() if col not in COLUMNS_BY_SCHEMA[schema]}
     rows = [{**row, **missing} for row in rows]
-    body = {
-        "schema": schema,
-        "extractor": draw(st.sampled_from(["26.9.0", "1", "0.4.2-rc.1"])),
-        "install": str(uuid.UUID(int=draw(st.integers(0, 2**128 - 1)))),
-        "generated": utc_iso(datetime.now(UTC) - timedelta(seconds=draw(st.integers(0, 10**7)))),
-        "cols": list(COLUMNS_BY_SCHEMA[schema]),
-        "rows": [[row[col] for col in COLUMNS_BY_SCHEMA[schema]] for row in rows],
-    }
+    body = envelope(
+        rows,
+        schema=schema,
+        extractor=draw(st.sampled_from(["26.9.0", "1", "0.4.2-rc.1"])),
+        install=uuid.UUID(int=draw(st.integers(0, 2**128 - 1))),
+        generated=datetime.now(UTC) - timedelta(seconds=draw(st.integers(0, 10**7))),
+    )
     return body, rows
 
 

@@ -15,8 +15,8 @@ from django.utils import timezone
 from ingest.models import Contributor, Retraction, install_hash
 from ingest.services import contribute, retract
 from leaderboard import caching, exports, services
+from tests.cycles.wire import envelope, wire_cycle
 from tests.ingest.conftest import Api
-from tests.ingest.envelopes import cycle_facts, envelope
 from tests.ingest.test_services import run_together, validated
 
 
@@ -100,7 +100,7 @@ def test_it_keeps_everyone_elses_pseudonyms_in_an_export_after_a_retraction(api:
 
 @pytest.mark.django_db(transaction=True)
 def test_it_numbers_first_contributions_sent_at_once_without_a_clash_or_a_gap() -> None:
-    batches = [validated(envelope([cycle_facts(i) for i in range(20)], install=uuid.uuid4())) for _ in range(8)]
+    batches = [validated(envelope([wire_cycle(i) for i in range(20)], install=uuid.uuid4())) for _ in range(8)]
 
     run_together(*(lambda batch=batch: contribute(envelope=batch, now=timezone.now()) for batch in batches))
 
@@ -109,7 +109,7 @@ def test_it_numbers_first_contributions_sent_at_once_without_a_clash_or_a_gap() 
 
 @pytest.mark.django_db
 def test_it_numbers_contributors_whose_first_cycles_are_stored_in_bulk() -> None:
-    from tests.factories import make_contributor, make_cycles
+    from tests.cycles.stored import make_contributor, make_cycles
 
     retract(install=uuid.uuid4(), now=timezone.now())
     first, second = make_contributor(), make_contributor()
@@ -128,7 +128,7 @@ def test_it_numbers_existing_contributors_with_cycles_in_id_order_when_migrating
 
     from django.apps import apps
 
-    from tests.factories import make_contributor, make_cycles
+    from tests.cycles.stored import make_contributor, make_cycles
 
     migration = importlib.import_module("ingest.migrations.0002_contributor_number")
     first, only_retracted, second = make_contributor(), make_contributor(), make_contributor()
@@ -150,7 +150,7 @@ def test_it_moves_retractions_apart_and_drops_the_rows_only_a_retraction_made_wh
     from django.apps import apps
     from django.utils import timezone
 
-    from tests.factories import make_contributor, make_cycles
+    from tests.cycles.stored import make_contributor, make_cycles
 
     migration = importlib.import_module("ingest.migrations.0005_retraction")
     now = timezone.now()

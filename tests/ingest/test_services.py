@@ -15,7 +15,7 @@ from django.utils import timezone
 from ingest.contract import Envelope, validate_envelope
 from ingest.models import Contributor, Cycle, Receipt, Retraction
 from ingest.services import ContributionResult, InstallRetractedError, contribute, retract
-from tests.ingest.envelopes import cycle_facts, envelope
+from tests.cycles.wire import envelope, wire_cycle
 
 
 def validated(body: dict[str, Any]) -> Envelope:
@@ -65,8 +65,8 @@ def test_it_neither_loses_nor_double_counts_two_requests_of_one_install_at_once(
     install = str(uuid.uuid4())
     generated = datetime.now(UTC) - timedelta(minutes=1)
     # Overlapping batches: keys 0..599 and 400..999, sent at the same moment.
-    first = validated(envelope([cycle_facts(i) for i in range(600)], install=install, generated=generated))
-    second = validated(envelope([cycle_facts(i) for i in range(400, 1000)], install=install, generated=generated))
+    first = validated(envelope([wire_cycle(i) for i in range(600)], install=install, generated=generated))
+    second = validated(envelope([wire_cycle(i) for i in range(400, 1000)], install=install, generated=generated))
 
     results = run_together(
         lambda: contribute(envelope=first, now=timezone.now()),
@@ -84,7 +84,7 @@ def test_it_neither_loses_nor_double_counts_two_requests_of_one_install_at_once(
 @pytest.mark.django_db(transaction=True)
 def test_it_creates_one_contributor_when_a_new_install_sends_twice_at_once() -> None:
     install = str(uuid.uuid4())
-    batches = [validated(envelope([cycle_facts(i)], install=install)) for i in range(2)]
+    batches = [validated(envelope([wire_cycle(i)], install=install)) for i in range(2)]
 
     results = run_together(*(lambda batch=batch: contribute(envelope=batch, now=timezone.now()) for batch in batches))
 
@@ -96,7 +96,7 @@ def test_it_creates_one_contributor_when_a_new_install_sends_twice_at_once() -> 
 def test_it_leaves_nothing_behind_when_a_retraction_races_a_contribution() -> None:
     install = uuid.uuid4()
     contribute(envelope=validated(envelope(5, install=install)), now=timezone.now())
-    batch = validated(envelope([cycle_facts(i) for i in range(10, 400)], install=install))
+    batch = validated(envelope([wire_cycle(i) for i in range(10, 400)], install=install))
 
     outcome, deleted = contribute_and_retract_at_once(batch, install)
 
@@ -112,7 +112,7 @@ def test_it_leaves_nothing_behind_when_a_retraction_races_a_contribution() -> No
 def test_it_leaves_nothing_behind_when_a_new_installs_first_contribution_races_its_retraction(attempt: int) -> None:
     # No contributor row exists yet for either side to lock: the install's own lock must order them.
     install = uuid.uuid4()
-    batch = validated(envelope([cycle_facts(i) for i in range(300)], install=str(install)))
+    batch = validated(envelope([wire_cycle(i) for i in range(300)], install=str(install)))
 
     outcome, deleted = contribute_and_retract_at_once(batch, install)
 

@@ -4,6 +4,7 @@ import html as html_module
 from pathlib import Path
 from typing import Any
 
+import pytest
 from django.conf import settings
 from django.test import Client
 
@@ -111,10 +112,9 @@ def test_it_notes_the_leave_one_out_range_only_where_it_leaves_the_rank_range(
     assert "Leaving out each contributor in turn" not in steady
 
 
-def test_it_explains_the_adjustment_on_the_methodology_page(demo_snapshot: Snapshot, client: Client) -> None:
-    html = page(client, "/methodology/")
-    section = html.split('<h2 id="adjustment">', 1)[1].split("<h2>", 1)[0]
-    for phrase in (
+# What each section of the methodology page must say, by its heading's id.
+METHODOLOGY_PHRASES = {
+    "adjustment": (
         "mixed logistic model",
         "BinomialBayesMixedGLM",
         "Laplace approximation",
@@ -126,14 +126,8 @@ def test_it_explains_the_adjustment_on_the_methodology_page(demo_snapshot: Snaps
         "independent trial",
         "average ranked pairing",
         "for the same contributor",
-    ):
-        assert phrase in section, phrase
-
-
-def test_it_explains_intervals_and_shows_the_measured_coverage(demo_snapshot: Snapshot, client: Client) -> None:
-    html = page(client, "/methodology/")
-    section = html.split('<h2 id="intervals">', 1)[1].split('<h2 id="adjustment">', 1)[0]
-    for phrase in (
+    ),
+    "intervals": (
         "Cycles from one contributor are not independent draws",
         "form one <strong>cell</strong>",
         "t<sub>0.975, K−1</sub>",
@@ -141,8 +135,27 @@ def test_it_explains_intervals_and_shows_the_measured_coverage(demo_snapshot: Sn
         words.RANK_RANGE_WORDS,
         "leave each contributor out in turn",
         "stability note, not a confidence statement",
-    ):
+    ),
+}
+
+
+def methodology_section(client: Client, heading_id: str) -> str:
+    """One section of the methodology page: from its heading to the next."""
+    html = page(client, "/methodology/")
+    return html.split(f'<h2 id="{heading_id}">', 1)[1].split("<h2", 1)[0]
+
+
+@pytest.mark.parametrize("heading_id", METHODOLOGY_PHRASES)
+def test_it_explains_the_method_on_the_methodology_page(
+    heading_id: str, demo_snapshot: Snapshot, client: Client
+) -> None:
+    section = methodology_section(client, heading_id)
+    for phrase in METHODOLOGY_PHRASES[heading_id]:
         assert phrase in section, phrase
+
+
+def test_it_shows_the_measured_coverage_with_the_engines_constants(demo_snapshot: Snapshot, client: Client) -> None:
+    section = methodology_section(client, "intervals")
     # The multipliers come from the engine's own constants.
     constants = presenters.interval_constants()
     assert constants["resamples"] == settings.SCORING_RESAMPLES

@@ -20,7 +20,7 @@ from django.utils import timezone
 from bench.scratch import free_port
 from leaderboard import caching, exports, services, soft_cache
 from leaderboard.models import Snapshot
-from tests.ingest.envelopes import envelope
+from tests.cycles.wire import envelope
 from tests.pages.conftest import page_paths, ranked_labels
 
 

@@ -15,7 +15,7 @@ from leaderboard import services
 from leaderboard.models import Snapshot
 from leaderboard.selectors import cycles_frame, scoring_config
 from scoring import compare_from_samples, compare_groups, compute_document, score_pool
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels
 
 

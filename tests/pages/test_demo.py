@@ -6,7 +6,7 @@ from django.test import Client
 from ingest.models import Contributor, Cycle, install_hash
 from leaderboard import demo, services
 from leaderboard.models import Snapshot
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 
 
 def test_it_generates_the_same_pool_from_the_same_seed() -> None:

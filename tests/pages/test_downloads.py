@@ -14,7 +14,7 @@ from ingest.models import Contributor, Cycle
 from leaderboard import caching, downloads, exports, presenters, services, tasks, words
 from leaderboard.downloads import Unsatisfiable, requested_range
 from leaderboard.models import Snapshot
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 
 FLOAT_COLUMNS = frozenset({"cost_usd", "active_hours", "step_seconds_median"})
 

@@ -4,7 +4,7 @@ from django.test import Client
 
 from leaderboard import caching, services
 from leaderboard.models import Snapshot
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_paths, ranked_labels
 
 

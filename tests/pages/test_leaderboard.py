@@ -8,7 +8,7 @@ from django.utils import timezone
 from leaderboard import services, words
 from leaderboard.models import Snapshot
 from leaderboard.services import scoped_document
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels
 
 

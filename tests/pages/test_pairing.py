@@ -5,7 +5,7 @@ from django.test import Client
 
 from leaderboard import presenters, services, words
 from leaderboard.models import Snapshot
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels
 
 

@@ -7,7 +7,7 @@ import pytest
 from django.test import Client
 
 from ingest.models import Contributor, Cycle, install_hash
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 
 pytestmark = pytest.mark.django_db
 

@@ -6,7 +6,7 @@ import pytest
 from django.test import Client
 
 from leaderboard import services
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 
 LONELY = ("minimax-m3", "minimax-m3")
 

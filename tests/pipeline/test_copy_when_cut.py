@@ -13,7 +13,7 @@ from django.db import OperationalError, connection
 
 from leaderboard.exports import _copy_rows
 from leaderboard.selectors import cycles_frame
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 
 
 def cut_own_connection() -> None:

@@ -21,7 +21,7 @@ from leaderboard import services
 from leaderboard.coordination import LOCK_KEY, PENDING_KEY, RedisCoordinator, coordinator, exclusive
 from leaderboard.models import Snapshot
 from leaderboard.tasks import recompute_rankings
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline import workers
 
 pytestmark = [

@@ -21,7 +21,8 @@ from leaderboard.selectors import (
 )
 from leaderboard.services import SCOPED_LOCK_KEY
 from leaderboard.windows import preset_window
-from tests.factories import REPO_ROOT, make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
+from tests.pipeline.workers import REPO
 
 
 @pytest.fixture
@@ -88,7 +89,7 @@ def test_it_refuses_to_start_without_an_install_hash_key_outside_the_embedded_de
     env.update(DATABASE_URL="postgresql://postgres@127.0.0.1:5432/pragmatikos", SECRET_KEY="a-real-key", DEBUG="0")
     result = subprocess.run(
         [sys.executable, "-c", "import django; django.setup()"],
-        cwd=REPO_ROOT,
+        cwd=REPO,
         env={**env, "DJANGO_SETTINGS_MODULE": "pragmatikos.settings"},
         capture_output=True,
         text=True,

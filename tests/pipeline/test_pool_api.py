@@ -3,7 +3,7 @@ from django.test import Client
 
 from ingest.models import Cycle
 from leaderboard import services
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 
 
 @pytest.fixture

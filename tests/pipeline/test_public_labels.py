@@ -5,7 +5,7 @@ from django.test import Client
 
 from leaderboard import services
 from scoring.public_labels import OTHER_LABEL
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 
 pytestmark = [pytest.mark.django_db, pytest.mark.public_labels]
 

@@ -9,7 +9,7 @@ from leaderboard.coordination import coordinator
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.selectors import cycles_frame, latest_snapshot
 from scoring import CYCLE_COLUMNS
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 
 VIEWS = {"model", "family", "modelEffort", "modelCombo", "famCombo", "modelEffortCombo"}
 

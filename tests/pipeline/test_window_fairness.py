@@ -8,7 +8,7 @@ from django.utils import timezone
 
 from ingest.keys import keyed_digest
 from leaderboard import services
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,7 @@ from ingest.columns import SCHEMA_3_COLUMNS
 from leaderboard.coordination import LOCK_KEY, coordinator
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.services import recompute_snapshot
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline import workers
 
 pytestmark = [

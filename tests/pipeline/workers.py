@@ -20,7 +20,7 @@ from leaderboard.coordination import Coordinator
 from leaderboard.models import Snapshot
 from leaderboard.services import recompute_snapshot
 from pragmatikos.celery import app as celery_app
-from tests.factories import make_contributor, make_cycles
+from tests.cycles.stored import make_contributor, make_cycles
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,21 @@ from pragmatikos_recorder.session import Event, Kind, Session, Tokens
 from tests.recorder.conftest import NOW, World
 
 SECRET = b"\x01" * 32
-NO_EFFORT = {"variant": "", "pv": "", "bv": ""}
+
+
+def hand_worked(harness: str, hversion: str, *, prov: str, **facts: Any) -> dict[str, Any]:
+    """A row worked out by hand, every column but the key: a builder's cycle without effort names unless `facts`
+    say otherwise, the planner and builder it names served by `prov`."""
+    row = {"role": 2, "pm": "", "bm": "", "variant": "", "pv": "", "bv": "", **facts}
+    row |= {"prov": prov, "pp": prov if row["pm"] else "", "bp": prov if row["bm"] else ""}
+    row |= {"harness": harness, "hversion": hversion}
+    assert set(row) == set(COLUMNS) - {"cycle_key"}, set(row) ^ (set(COLUMNS) - {"cycle_key"})
+    return row
+
+
+claude_code_row = partial(hand_worked, "claude-code", prov="anthropic")
+codex_row = partial(hand_worked, "codex", prov="openai")
+aider_row = partial(hand_worked, "aider", "0.86.1")
 
 CLAUDE_CODE = [
     # Session 1, cycle 0: plan (opus) -> ExitPlanMode accepted -> build (sonnet) -> commit.
@@ -33,36 +48,31 @@ CLAUDE_CODE = [
     #        haiku 2 * (20*1 + 50*5) = 0.00054; total 0.02579.
     # thrs: 10:00:00 -> 10:03:00, no gap over 10 min: 0.05 h. latmed: 20, 10, 18, 9, 15, 10, 8 s -> median 10.
     # tver: pytest at 10:02:20 after the last edit (10:01:50). tship: the session's commit touches both files.
-    dict(day="2025-03-10", model="claude-sonnet-4.5", prov="anthropic", role=2,
-         pm="claude-opus-4.5", pp="anthropic", bm="claude-sonnet-4.5", bp="anthropic",
-         u=1, a=7, tedits=3, tpaths=1, teerr=1, tcost=0.02579, tship=1, thrs=0.05, tver=1, tabort=0,
-         latmed=10.0, tshipe=0, **NO_EFFORT, harness="claude-code", hversion="2.0.30"),
+    claude_code_row("2.0.30", day="2025-03-10", model="claude-sonnet-4.5", pm="claude-opus-4.5", bm="claude-sonnet-4.5",
+                    u=1, a=7, tedits=3, tpaths=1, teerr=1, tcost=0.02579, tship=1, thrs=0.05, tver=1, tabort=0,
+                    latmed=10.0, tshipe=0),
     # Session 1, cycle 1: starts at the first prompt after the commit. A rejected edit of README.md (an edit
     # call, not an error) and "[Request interrupted by user…]" -> tabort. notes.txt lands in the user's commit of
     # 14 March. tcost 3 * (50*3 + 1500*0.3 + 333*15) = 0.016785. thrs 10:30:00 -> 10:31:20 = 80 s.
-    dict(day="2025-03-10", model="claude-sonnet-4.5", prov="anthropic", role=2,
-         pm="", pp="", bm="claude-sonnet-4.5", bp="anthropic",
-         u=2, a=3, tedits=2, tpaths=1, teerr=0, tcost=0.016785, tship=1, thrs=80 / 3600, tver=0, tabort=1,
-         latmed=10.0, tshipe=0, **NO_EFFORT, harness="claude-code", hversion="2.0.30"),
+    claude_code_row("2.0.30", day="2025-03-10", model="claude-sonnet-4.5", bm="claude-sonnet-4.5",
+                    u=2, a=3, tedits=2, tpaths=1, teerr=0, tcost=0.016785, tship=1, thrs=80 / 3600, tver=0, tabort=1,
+                    latmed=10.0, tshipe=0),
     # Session 2, cycle 0: build only; app.py is touched later only by someone else's commit -> not shipped,
     # and on 21 March the window (to 25 March) is still open -> pending. latmed (30 + 9) / 2.
-    dict(day="2025-03-18", model="claude-opus-4.5", prov="anthropic", role=2,
-         pm="", pp="", bm="claude-opus-4.5", bp="anthropic",
-         u=1, a=2, tedits=1, tpaths=1, teerr=0, tcost=0.0006, tship=0, thrs=40 / 3600, tver=0, tabort=0,
-         latmed=19.5, tshipe=1, **NO_EFFORT, harness="claude-code", hversion="2.0.31"),
+    claude_code_row("2.0.31", day="2025-03-18", model="claude-opus-4.5", bm="claude-opus-4.5",
+                    u=1, a=2, tedits=1, tpaths=1, teerr=0, tcost=0.0006, tship=0, thrs=40 / 3600, tver=0, tabort=0,
+                    latmed=19.5, tshipe=1),
     # Session 2, cycle 1: a return to plan mode after building (a `permission-mode` line) starts a new cycle;
     # it only plans (role 1).
     # thrs: 09:10:00 -> 09:20:20, the 9.5-minute pause counted whole: 620 s.
-    dict(day="2025-03-18", model="claude-opus-4.5", prov="anthropic", role=1,
-         pm="claude-opus-4.5", pp="anthropic", bm="", bp="",
-         u=2, a=2, tedits=0, tpaths=0, teerr=0, tcost=0.0006, tship=0, thrs=620 / 3600, tver=0, tabort=0,
-         latmed=25.0, tshipe=1, **NO_EFFORT, harness="claude-code", hversion="2.0.31"),
+    claude_code_row("2.0.31", day="2025-03-18", model="claude-opus-4.5", role=1, pm="claude-opus-4.5",
+                    u=2, a=2, tedits=0, tpaths=0, teerr=0, tcost=0.0006, tship=0, thrs=620 / 3600, tver=0, tabort=0,
+                    latmed=25.0, tshipe=1),
     # Session 3: outside any repository -> tpaths 0, tshipe 2. The /clear command, its output and the
     # <synthetic> error message are neither prompts nor steps. tcost (1000*3 + 1000*15) + 1000*3.
-    dict(day="2025-03-18", model="claude-sonnet-4", prov="anthropic", role=2,
-         pm="", pp="", bm="claude-sonnet-4", bp="anthropic",
-         u=1, a=2, tedits=1, tpaths=0, teerr=0, tcost=0.021, tship=0, thrs=30 / 3600, tver=1, tabort=0,
-         latmed=9.5, tshipe=2, **NO_EFFORT, harness="claude-code", hversion="2.0.31"),
+    claude_code_row("2.0.31", day="2025-03-18", model="claude-sonnet-4", bm="claude-sonnet-4",
+                    u=1, a=2, tedits=1, tpaths=0, teerr=0, tcost=0.021, tship=0, thrs=30 / 3600, tver=1, tabort=0,
+                    latmed=9.5, tshipe=2),
 ]  # fmt: skip
 
 CODEX = [
@@ -71,16 +81,14 @@ CODEX = [
     # cargo test after the last edit; `git commit` ends the cycle and touches src/lib.rs -> shipped.
     # Tokens: totals grow to 8000 in (5000 cached), 600 out: 3000*1.25 + 5000*0.125 + 600*10 = 0.010375.
     # thrs: the prompt at 08:00:02 to the last token count at 08:01:10.5.
-    dict(day="2025-03-11", model="gpt-5-codex", prov="openai", role=2,
-         pm="", pp="", bm="gpt-5-codex", bp="openai",
-         u=1, a=6, tedits=2, tpaths=1, teerr=1, tcost=0.010375, tship=1, thrs=68.5 / 3600, tver=1, tabort=0,
-         latmed=8.5, tshipe=0, variant="high", pv="", bv="high", harness="codex", hversion="0.46.0"),
+    codex_row("0.46.0", day="2025-03-11", model="gpt-5-codex", bm="gpt-5-codex",
+              u=1, a=6, tedits=2, tpaths=1, teerr=1, tcost=0.010375, tship=1, thrs=68.5 / 3600, tver=1, tabort=0,
+              latmed=8.5, tshipe=0, variant="high", pv="", bv="high"),
     # Cycle 1: turn_aborted; a new file never committed; effort medium from its turn_context, while the
     # session's model ran mostly at high. Tokens +3000 in (+1000 cached), +200 out: 0.004625.
-    dict(day="2025-03-11", model="gpt-5-codex", prov="openai", role=2,
-         pm="", pp="", bm="gpt-5-codex", bp="openai",
-         u=2, a=3, tedits=1, tpaths=1, teerr=0, tcost=0.004625, tship=0, thrs=80.5 / 3600, tver=0, tabort=1,
-         latmed=10.0, tshipe=0, variant="high", pv="", bv="medium", harness="codex", hversion="0.46.0"),
+    codex_row("0.46.0", day="2025-03-11", model="gpt-5-codex", bm="gpt-5-codex",
+              u=2, a=3, tedits=1, tpaths=1, teerr=0, tcost=0.004625, tship=0, thrs=80.5 / 3600, tver=0, tabort=1,
+              latmed=10.0, tshipe=0, variant="high", pv="", bv="medium"),
     # Session 2 (a later version): a turn in plan collaboration mode (gpt-5, effort from the mode's settings),
     # then a default turn (gpt-5-codex, low) that spawns a subagent thread (its own rollout file): its patch
     # counts as an edit, its steps and its task message do not count as steps or prompts. `exec_command` output
@@ -88,31 +96,27 @@ CODEX = [
     # the builder's (3 steps against 1). Tokens: gpt-5 2000*1.25 + 400*10 = 0.0065; gpt-5-codex
     # 1000*1.25 + 2000*0.125 + 300*10 = 0.0045; the subagent's gpt-5-mini 1000*0.25 + 100*2 = 0.00045.
     # Nothing committed and on 21 March the window is open: pending.
-    dict(day="2025-03-19", model="gpt-5-codex", prov="openai", role=2,
-         pm="gpt-5", pp="openai", bm="gpt-5-codex", bp="openai",
-         u=2, a=4, tedits=2, tpaths=1, teerr=0, tcost=0.01145, tship=0, thrs=99.5 / 3600, tver=1, tabort=0,
-         latmed=10.0, tshipe=1, variant="low", pv="high", bv="low", harness="codex", hversion="0.66.0"),
+    codex_row("0.66.0", day="2025-03-19", model="gpt-5-codex", pm="gpt-5", bm="gpt-5-codex",
+              u=2, a=4, tedits=2, tpaths=1, teerr=0, tcost=0.01145, tship=0, thrs=99.5 / 3600, tver=1, tabort=0,
+              latmed=10.0, tshipe=1, variant="low", pv="high", bv="low"),
 ]  # fmt: skip
 
 AIDER = [
     # Session 1, cycle 0: architect (sonnet 4) plans, the plan handed to the editor (haiku 3.5) is not a prompt;
     # the edit is committed by aider ("Dev (aider)", the user's e-mail) -> shipped. /run pytest after the edit.
     # Costs from the log: 0.01 + 0.002. No times per message: thrs 0, latmed -1.
-    dict(day="2025-03-12", model="claude-sonnet-4", prov="anthropic", role=2,
-         pm="claude-sonnet-4", pp="anthropic", bm="claude-3.5-haiku", bp="anthropic",
-         u=1, a=2, tedits=1, tpaths=1, teerr=0, tcost=0.012, tship=1, thrs=0.0, tver=1, tabort=0,
-         latmed=-1.0, tshipe=0, **NO_EFFORT, harness="aider", hversion="0.86.1"),
+    aider_row(prov="anthropic", day="2025-03-12", model="claude-sonnet-4", pm="claude-sonnet-4", bm="claude-3.5-haiku",
+              u=1, a=2, tedits=1, tpaths=1, teerr=0, tcost=0.012, tship=1, thrs=0.0, tver=1, tabort=0,
+              latmed=-1.0, tshipe=0),
     # Session 1, cycle 1: a plan turned down ("Edit the files? n") -> tabort; a second plan, accepted; one
     # block applied, one failed to match. 0.02 + 0.005 + 0.001.
-    dict(day="2025-03-12", model="claude-sonnet-4", prov="anthropic", role=2,
-         pm="claude-sonnet-4", pp="anthropic", bm="claude-3.5-haiku", bp="anthropic",
-         u=2, a=3, tedits=2, tpaths=1, teerr=1, tcost=0.026, tship=0, thrs=0.0, tver=0, tabort=1,
-         latmed=-1.0, tshipe=0, **NO_EFFORT, harness="aider", hversion="0.86.1"),
+    aider_row(prov="anthropic", day="2025-03-12", model="claude-sonnet-4", pm="claude-sonnet-4", bm="claude-3.5-haiku",
+              u=2, a=3, tedits=2, tpaths=1, teerr=1, tcost=0.026, tship=0, thrs=0.0, tver=0, tabort=1,
+              latmed=-1.0, tshipe=0),
     # Session 2: not architect, so no planner; "reasoning high"; interrupted with ^C before its second reply.
-    dict(day="2025-03-13", model="o3-mini", prov="openai", role=2,
-         pm="", pp="", bm="o3-mini", bp="openai",
-         u=2, a=1, tedits=0, tpaths=0, teerr=0, tcost=0.0015, tship=0, thrs=0.0, tver=0, tabort=1,
-         latmed=-1.0, tshipe=0, variant="high", pv="", bv="high", harness="aider", hversion="0.86.1"),
+    aider_row(prov="openai", day="2025-03-13", model="o3-mini", bm="o3-mini",
+              u=2, a=1, tedits=0, tpaths=0, teerr=0, tcost=0.0015, tship=0, thrs=0.0, tver=0, tabort=1,
+              latmed=-1.0, tshipe=0, variant="high", pv="", bv="high"),
 ]  # fmt: skip
 
 
@@ -224,10 +228,9 @@ def test_it_counts_once_what_a_resumed_session_copies_from_the_one_it_resumes(wo
     # Only what the resumed file added: 10 s from prompt to step, 10*3 + 10*15 per million.
     assert_rows(
         rows[5:],
-        [dict(day="2025-03-10", model="claude-sonnet-4.5", prov="anthropic", role=2,
-              pm="", pp="", bm="claude-sonnet-4.5", bp="anthropic",
-              u=1, a=1, tedits=0, tpaths=0, teerr=0, tcost=0.00018, tship=0, thrs=10 / 3600, tver=0, tabort=0,
-              latmed=10.0, tshipe=0, **NO_EFFORT, harness="claude-code", hversion="")],
+        [claude_code_row("", day="2025-03-10", model="claude-sonnet-4.5", bm="claude-sonnet-4.5",
+                         u=1, a=1, tedits=0, tpaths=0, teerr=0, tcost=0.00018, tship=0, thrs=10 / 3600, tver=0,
+                         tabort=0, latmed=10.0, tshipe=0)],
     )  # fmt: skip
 
 

@@ -20,7 +20,7 @@ from scoring.groupings import Grouping, view_groupings
 from scoring.judged import Contributions, JudgedCycles, contributions, judged_in_scope
 from scoring.scorecard import point_scorecard
 from scoring.shapes import DEFAULT_FAMILY_PATTERN, VIEWS
-from tests.scoring.synthetic import synthetic_cycles
+from tests.cycles.frames import synthetic_cycles
 
 
 def _prepared(n: int, seed: int, contributors: int = 6) -> tuple[JudgedCycles, Contributions, dict[str, Grouping]]:

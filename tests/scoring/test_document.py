@@ -20,7 +20,7 @@ from scoring import (
     score_pool,
 )
 from scoring.shapes import AXIS_NAMES, TIER_NAMES, VIEWS
-from tests.scoring.synthetic import cycle_frame, synthetic_cycles
+from tests.cycles.frames import cycle_frame, synthetic_cycles
 
 FAST = ScoringConfig(resamples=40)
 POINT = ScoringConfig(resamples=0)

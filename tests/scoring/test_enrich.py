@@ -7,10 +7,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scoring import CYCLE_COLUMNS, ScoringConfig, compute_document, score_pool
+from scoring import ScoringConfig, compute_document, score_pool
 from scoring.document import prepare
 from scoring.enrich import RETIRED_FLAG, enrich_document
 from scoring.shapes import PAIRING_EFFECT_VIEWS
+from tests.cycles.frames import columns_frame
 from tests.scoring.brute_force import rank_stability
 
 POINT = ScoringConfig(resamples=0)
@@ -26,26 +27,21 @@ def _cycles(
     *,
     quality: np.ndarray | None = None,
 ) -> pd.DataFrame:
-    """Judged cycles with every stored column; shipping drawn from the log odds, the rest from `quality` (0..1)."""
+    """Judged cycles; shipping drawn from the log odds, the rest from `quality` (0..1)."""
     n = len(contributor)
     good = np.full(n, 0.5) if quality is None else quality
     shipped = (rng.random(n) < 1 / (1 + np.exp(-log_odds))).astype(np.int64)
-    frame = pd.DataFrame(
+    return columns_frame(
         {
             "contributor": contributor.astype(np.int64),
             "cycle_key": [f"{k:016x}" for k in rng.permutation(n)],
             "day": np.datetime64("2026-03-01") + rng.integers(0, 60, n).astype("timedelta64[D]"),
             "model": builder,
-            "provider": "anthropic",
-            "role": 2,
             "planner_model": planner,
-            "planner_provider": "anthropic",
             "builder_model": builder,
-            "builder_provider": "anthropic",
             "human_turns": 1 + rng.poisson(3 * (1 - good)),
             "assistant_steps": 5 + rng.poisson(30, n),
             "edits": 1 + rng.poisson(5, n),
-            "edit_paths": 1,
             "edit_errors": rng.binomial(3, 0.3 * (1 - good)),
             "cost_usd": np.round(rng.gamma(2, 4 * (1.5 - good)), 4),
             "shipped": shipped,
@@ -53,15 +49,10 @@ def _cycles(
             "verified": (rng.random(n) < good).astype(np.int64),
             "intervened": (rng.random(n) < 0.2 * (1 - good)).astype(np.int64),
             "step_seconds_median": np.round(rng.gamma(3, 4 * (1.5 - good)), 2),
-            "ship_status": 0,
-            "effort": "max",
             "planner_effort": "max",
             "builder_effort": "max",
-            "harness": "opencode",
-            "harness_version": "1.2.0",
         }
     )
-    return frame[list(CYCLE_COLUMNS)]
 
 
 def _confounded_pool(seed: int = 20260909) -> pd.DataFrame:

@@ -8,7 +8,7 @@ from hypothesis import strategies as st
 
 from scoring import ScoringConfig, compute_document
 from scoring.shapes import AXES
-from tests.scoring.synthetic import cycle_frame
+from tests.cycles.frames import cycle_frame
 
 POINT = ScoringConfig(resamples=0)
 FEW = ScoringConfig(resamples=6)

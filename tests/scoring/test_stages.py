@@ -12,7 +12,7 @@ from scoring.groupings import family, hue, view_groupings
 from scoring.judged import contributions, judged_in_scope
 from scoring.shapes import AXIS_NAMES, DEFAULT_FAMILY_PATTERN, SUMS, TIER_NAMES, A, S
 from scoring.sums import pool_axes, raw_axes, weighted_medians
-from tests.scoring.synthetic import cycle_frame
+from tests.cycles.frames import cycle_frame
 
 NAN = math.nan
 

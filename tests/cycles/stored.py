@@ -1,0 +1,34 @@
+"""Cycles as stored model rows, made through the storage's own bulk path (the scorer reads them back)."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from django.utils import timezone
+
+from ingest.models import Contributor, Cycle, install_hash
+from ingest.services import store_made_cycles
+from tests.cycles import drawn_cycles
+
+
+def make_contributor(*, install: uuid.UUID | None = None, demo: bool = False) -> Contributor:
+    """A contributor; `demo` makes one like load_demo's, whose cycles count only while no real ones exist."""
+    now = timezone.now()
+    return Contributor.objects.create(
+        install_hash=install_hash(install or uuid.uuid4()), first_seen=now, last_seen=now, is_demo=demo
+    )
+
+
+def store_cycles(contributor: Contributor, cycles: Iterable[Mapping[str, Any]]) -> list[Cycle]:
+    """Store cycles in stored field names as the contributor's, generated and received now."""
+    now = timezone.now()
+    return store_made_cycles(
+        [Cycle(contributor=contributor, generated=now, received_at=now, **cycle) for cycle in cycles]
+    )
+
+
+def make_cycles(contributor: Contributor, *, count: int, **draw: Any) -> list[Cycle]:
+    """Store tests.cycles.drawn_cycles(count, **draw) as the contributor's."""
+    return store_cycles(contributor, drawn_cycles(count, **draw))

@@ -17,7 +17,7 @@ rank and rank_worst) and B3's fit (scoring.pairing_effects), and the table repor
 * wrong-direction separations: pairs the intervals separate (one surely above the other) the wrong way round,
   as a share of all pairs.
 
-Goals (issue 8): score and B3 intervals cover 90-98% wherever every pairing has >= 15 contributors; rank ranges
+Goals: score and B3 intervals cover 90-98% wherever every pairing has >= 15 contributors; rank ranges
 hold the true rank >= 95%; wrong-direction separations <= 1% of pairs. The table is written to
 bench/results/coverage.md and, for the methodology page, bench/results/coverage.json (both committed).
 """
@@ -70,7 +70,7 @@ LATENCY_EFFECT = np.array([0.3, 0.0, -0.2, 0.1, -0.3, -0.4, 0.0, -0.1])
 CARRY = 0.3
 TRUTH_CYCLES = 1_000_000
 TRUTH_CONTRIBUTORS = 20_000
-# Contributors per pairing from which the goals apply (issue 8).
+# Contributors per pairing from which the goals apply.
 GOAL_CONTRIBUTORS = 15
 
 

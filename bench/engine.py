@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/engine.py [--cycles 1000000] [--resamples 200] [--postgres URL]
 
-Prints wall and CPU seconds and peak memory of compute_document without and with the
+Prints wall and CPU seconds and peak memory of score_pool without and with the
 bootstrap, and, with --postgres, the time PostgreSQL takes for the plain A2 sums of the
 six views as GROUP BY queries over the same cycles (in a scratch table it drops again).
 """
@@ -20,7 +20,7 @@ REPO = Path(__file__).resolve().parents[1]
 if str(REPO) not in sys.path:
     sys.path.insert(0, str(REPO))
 
-from scoring import ScoringConfig, compute_document  # noqa: E402
+from scoring import ScoringConfig, score_pool  # noqa: E402
 from tests.cycles.frames import synthetic_cycles  # noqa: E402
 
 # The A2 sums of one view; {key} is the view's grouping expression. Built from constants only.
@@ -58,10 +58,10 @@ def peak_megabytes() -> float:
 
 def time_engine(frame: pd.DataFrame, resamples: int) -> None:
     wall, cpu = time.perf_counter(), time.process_time()
-    document = compute_document(frame, ScoringConfig(resamples=resamples))
+    document = score_pool(frame, ScoringConfig(resamples=resamples)).document
     groups = sum(len(body["groups"]) for body in document["views"].values())
     print(
-        f"compute_document resamples={resamples}: wall {time.perf_counter() - wall:.2f} s,"
+        f"score_pool resamples={resamples}: wall {time.perf_counter() - wall:.2f} s,"
         f" cpu {time.process_time() - cpu:.2f} s, {groups} ranked groups, peak RSS {peak_megabytes():.0f} MB"
     )
 

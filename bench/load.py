@@ -327,7 +327,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--seconds", type=float, default=60.0)
     parser.add_argument("--submitters", type=int, default=8)
-    parser.add_argument("--downloaders", type=int, default=2, help="2 to 4 in the issue")
+    parser.add_argument("--downloaders", type=int, default=2, help="2 to 4 in the load goal")
     parser.add_argument("--readers", type=int, default=4)
     parser.add_argument("--installs", type=int, default=6, help="installs the submitters share")
     parser.add_argument("--keys", type=int, default=200, help="distinct rows per install")

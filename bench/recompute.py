@@ -125,7 +125,7 @@ def measure(resamples: int) -> dict[str, float]:
     from dataclasses import replace
 
     from leaderboard.selectors import cycles_frame, scoring_config
-    from scoring import compute_document, enrich_document
+    from scoring import enrich_document, score_pool
     from scoring.bootstrap import bootstrap_scores, view_rng
     from scoring.document import prepare, score_view
     from scoring.scorecard import point_scorecard
@@ -136,7 +136,7 @@ def measure(resamples: int) -> dict[str, float]:
     read_seconds = time.perf_counter() - started
     config = scoring_config()
     started = time.perf_counter()
-    compute_document(frame, replace(config, resamples=0))
+    score_pool(frame, replace(config, resamples=0))
     point_seconds = time.perf_counter() - started
     # The like-for-like match of the GROUP BY: the modelCombo view alone, no bootstrap.
     started = time.perf_counter()
@@ -164,7 +164,7 @@ def measure(resamples: int) -> dict[str, float]:
     del prepared, cards
     started = time.perf_counter()
     frame = cycles_frame()
-    document = compute_document(frame, replace(config, resamples=resamples))
+    document = score_pool(frame, replace(config, resamples=resamples)).document
     full_seconds = time.perf_counter() - started
     started = time.perf_counter()
     enrich_document(document, frame, config)

@@ -141,7 +141,7 @@ def odds_ratio_text(value: object) -> str:
     return "n/a" if as_number is None else f"×{as_number:.2f}"
 
 
-def adjusted_words(group: dict[str, Any], view_meta: dict[str, Any]) -> dict[str, str] | None:
+def shipping_odds_words(group: dict[str, Any], view_meta: dict[str, Any]) -> dict[str, str] | None:
     """The contributor-adjusted ship odds in words, beside the raw ship rate; None where the view has none.
 
     kind is "ok" (odds and interval), "not-separable" (one contributor gave every fitted cycle), "unavailable"
@@ -215,7 +215,7 @@ def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "flags": flag_words(group),
                 "colour": hue_colour(group.get("hue")),
                 "adjusted": group.get("adjusted"),
-                "shipping": adjusted_words(group, view_doc.get("meta") or {}),
+                "shipping": shipping_odds_words(group, view_doc.get("meta") or {}),
                 "rank_range": rank_range(group),
             }
         )

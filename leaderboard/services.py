@@ -32,7 +32,6 @@ from scoring import (
     Samples,
     compare_from_samples,
     compare_groups,
-    compute_document,
     enrich_document,
     score_pool,
 )
@@ -300,7 +299,7 @@ def scoped_document(
     try:
         frame = cycles_frame(since=since, until=until)
         config = scoring_config()
-        document = compute_document(frame, config, since=since, until=until, generated=iso_z(snapshot.created_at))
+        document = score_pool(frame, config, since=since, until=until, generated=iso_z(snapshot.created_at)).document
         enrich_document(document, frame, config, since=since, until=until)
         meta = dict(document.get("meta", {}))
         meta["snapshot"] = str(snapshot.id)

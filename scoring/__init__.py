@@ -6,7 +6,7 @@ axes, tiers, thresholds) is scoring.shapes.
 """
 
 from scoring.compare import Comparison, GroupNotRanked, compare_from_samples, compare_groups
-from scoring.document import Samples, ScoredPool, ScoringConfig, compute_document, score_pool
+from scoring.document import Samples, ScoredPool, ScoringConfig, score_pool
 from scoring.enrich import enrich_document
 from scoring.shapes import AXES, CYCLE_COLUMNS, DEFAULT_FAMILY_PATTERN, PAIRING_VIEWS, TIERS, VIEWS
 
@@ -24,7 +24,6 @@ __all__ = [
     "ScoringConfig",
     "compare_from_samples",
     "compare_groups",
-    "compute_document",
     "enrich_document",
     "score_pool",
 ]

@@ -319,15 +319,3 @@ def score_pool(
     results = _score_views(prepared, config, VIEWS)
     document = assemble_document(prepared, results, config, since=since, until=until, generated=generated)
     return ScoredPool(document=document, samples=_samples(results))
-
-
-def compute_document(
-    cycles: pd.DataFrame,
-    config: ScoringConfig = ScoringConfig(),  # frozen, so one shared default is safe
-    *,
-    since: date | None = None,
-    until: date | None = None,
-    generated: str | None = None,
-) -> dict[str, Any]:
-    """score_pool's document alone, for callers that keep no samples (a window scored on request)."""
-    return score_pool(cycles, config, since=since, until=until, generated=generated).document

@@ -37,9 +37,9 @@ def enrich_document(
     until: date | None = None,
     prepared: Prepared | None = None,
 ) -> dict[str, Any]:
-    """Add the adjusted pairing effects and the rank ranges to a document from compute_document; never raises.
+    """Add the adjusted pairing effects and the rank ranges to a document from score_pool; never raises.
 
-    Give it the same cycles, config and window as compute_document had. Sets, on every ranked group of the views
+    Give it the same cycles, config and window as score_pool had. Sets, on every ranked group of the views
     in PAIRING_EFFECT_VIEWS, ``adjusted = {"odds_ratio", "ci": [lo, hi], "separable"}`` and, per such view,
     ``meta.contributor_variance_share`` and ``meta.adjustment`` ("ok" or "adjustment unavailable: ...");
     on every ranked group of every view ``rank_range = [best, worst]`` (None when unavailable): a stability note,
@@ -49,7 +49,7 @@ def enrich_document(
     """
     try:
         _enrich(document, cycles, config, since, until, prepared)
-    except Exception:  # a document shaped unlike compute_document's: leave it as it is, published
+    except Exception:  # a document shaped unlike score_pool's: leave it as it is, published
         log.exception("enrichment: skipped")
     return document
 

@@ -141,7 +141,7 @@ TAB_ORDER: Final[tuple[ViewName, ...]] = (
 )
 DEFAULT_VIEW: Final[ViewName] = "modelCombo"
 PAIRING_VIEWS: Final[frozenset[ViewName]] = frozenset({"modelCombo", "famCombo", "modelEffortCombo"})
-# The pairing views B3 is fitted for (issue 5); modelEffortCombo splits pairings by effort too finely for it.
+# The pairing views B3 is fitted for; modelEffortCombo splits pairings by effort too finely for it.
 PAIRING_EFFECT_VIEWS: Final[tuple[ViewName, ...]] = ("modelCombo", "famCombo")
 
 # Hues of the families seen on the published scorecard, kept so colours match it; any

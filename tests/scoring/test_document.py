@@ -1,4 +1,4 @@
-"""score_pool (and compute_document, its document alone) and compare_groups: the shapes and numbers the service
+"""score_pool and compare_groups: the shapes and numbers the service
 relies on."""
 
 import json
@@ -16,7 +16,6 @@ from scoring import (
     Samples,
     ScoringConfig,
     compare_groups,
-    compute_document,
     score_pool,
 )
 from scoring.shapes import AXIS_NAMES, TIER_NAMES, VIEWS
@@ -55,7 +54,7 @@ def cycles() -> pd.DataFrame:
 
 @pytest.fixture(scope="module")
 def document(cycles: pd.DataFrame) -> dict[str, Any]:
-    return compute_document(cycles, FAST, generated="2026-09-09T08:37:05Z")
+    return score_pool(cycles, FAST, generated="2026-09-09T08:37:05Z").document
 
 
 @pytest.fixture(scope="module")
@@ -158,7 +157,7 @@ def test_it_gives_one_contributor_no_interval_and_the_whole_rank_range() -> None
     for i in range(40):  # opus-5 from three contributors, sonnet from one who ships little
         rows.append({"model": "claude-opus-5", "contributor": 1 + i % 3, "day": f"2026-03-{1 + i % 28:02d}"})
         rows.append({"model": "claude-sonnet-4.6", "contributor": 9, "shipped": int(i % 5 == 0)})
-    body = compute_document(cycle_frame(rows), FAST)["views"]["model"]
+    body = score_pool(cycle_frame(rows), FAST).document["views"]["model"]
     by_label = {g["label"]: g for g in body["groups"]}
     alone = by_label["claude-sonnet-4.6"]
     assert alone["ci"] is None and "one-contributor" in alone["flags"]
@@ -168,7 +167,7 @@ def test_it_gives_one_contributor_no_interval_and_the_whole_rank_range() -> None
 
 
 def test_it_ranks_by_point_order_without_resamples(cycles: pd.DataFrame) -> None:
-    body = compute_document(cycles, POINT)["views"]["model"]
+    body = score_pool(cycles, POINT).document["views"]["model"]
     assert all(g["ci"] is None for g in body["groups"])
     assert [g["rank"] for g in body["groups"]] == list(range(1, len(body["groups"]) + 1))
     assert [g["rank_worst"] for g in body["groups"]] == [g["rank"] for g in body["groups"]]
@@ -177,7 +176,7 @@ def test_it_ranks_by_point_order_without_resamples(cycles: pd.DataFrame) -> None
 def test_it_keeps_point_scores_the_same_with_or_without_bootstrap(
     cycles: pd.DataFrame, document: dict[str, Any]
 ) -> None:
-    point = compute_document(cycles, POINT, generated=document["meta"]["generated"])
+    point = score_pool(cycles, POINT, generated=document["meta"]["generated"]).document
     for view in VIEWS:
         for ours, theirs in zip(point["views"][view]["groups"], document["views"][view]["groups"], strict=True):
             assert (ours["label"], ours["scoreAdj"], ours["raw"]) == (
@@ -205,7 +204,7 @@ def _small_pool() -> pd.DataFrame:
 
 
 def test_it_lists_groups_below_the_floor_as_provisional_raw_only() -> None:
-    body = compute_document(_small_pool(), POINT)["views"]["model"]
+    body = score_pool(_small_pool(), POINT).document["views"]["model"]
     assert {g["label"] for g in body["groups"]} == {"claude-opus-5", "grok-4.6"}
     assert body["provisional"] == [
         {"label": "qwen-4-coder", "hjudged": 4, "raw": body["provisional"][0]["raw"]},
@@ -217,13 +216,13 @@ def test_it_numbers_groups_by_first_appearance() -> None:
     # A provisional model seen first (and sorted first) must not shift the ranked groups' days.
     early = cycle_frame([{"model": "aaa-model", "day": "2026-01-01", "cycle_key": f"f{i:015x}"} for i in range(3)])
     frame = pd.concat([_small_pool(), early], ignore_index=True)
-    body = compute_document(frame, POINT)["views"]["model"]
+    body = score_pool(frame, POINT).document["views"]["model"]
     ids = {g["label"]: g["id"] for g in body["groups"]}
     assert ids == {"grok-4.6": "g0", "claude-opus-5": "g1"}
 
 
 def test_it_reports_contributors_share_and_flags_per_row() -> None:
-    body = compute_document(_small_pool(), POINT)["views"]["model"]
+    body = score_pool(_small_pool(), POINT).document["views"]["model"]
     by_label = {g["label"]: g for g in body["groups"]}
     opus = by_label["claude-opus-5"]
     assert (opus["contributors"], opus["top_share"]) == (2, 20 / 30)
@@ -231,14 +230,14 @@ def test_it_reports_contributors_share_and_flags_per_row() -> None:
     grok = by_label["grok-4.6"]
     assert grok["contributors"] == 2
     assert grok["flags"] == ["thin"]
-    combo = compute_document(_small_pool(), POINT)["views"]["modelCombo"]["groups"]
+    combo = score_pool(_small_pool(), POINT).document["views"]["modelCombo"]["groups"]
     assert [(g["label"], g["flags"], g["planner"], g["builder"]) for g in combo] == [
         ("gpt-6 → grok-4.6", ["thin", "one-contributor", "dominated"], "gpt-6", "grok-4.6")
     ]
 
 
 def test_it_scores_a_lone_ranked_group_at_the_pool() -> None:
-    combo = compute_document(_small_pool(), POINT)["views"]["modelCombo"]
+    combo = score_pool(_small_pool(), POINT).document["views"]["modelCombo"]
     (group,) = combo["groups"]
     assert group["score"] == pytest.approx(50.0)
     assert group["scoreAdj"] == pytest.approx(50.0)
@@ -246,7 +245,7 @@ def test_it_scores_a_lone_ranked_group_at_the_pool() -> None:
 
 
 def test_it_narrows_the_scope_by_day_inclusive() -> None:
-    document = compute_document(_small_pool(), POINT, since=date(2026, 3, 1), until=date(2026, 3, 10))
+    document = score_pool(_small_pool(), POINT, since=date(2026, 3, 1), until=date(2026, 3, 10)).document
     meta = document["meta"]
     assert (meta["since"], meta["until"]) == ("2026-03-01", "2026-03-10")
     assert (meta["start"], meta["end"]) == ("2026-03-01", "2026-03-10")
@@ -257,7 +256,7 @@ def test_it_narrows_the_scope_by_day_inclusive() -> None:
 
 
 def test_it_scores_an_empty_pool_without_failing() -> None:
-    document = compute_document(cycle_frame([]), FAST)
+    document = score_pool(cycle_frame([]), FAST).document
     assert document["meta"]["judged"] == 0
     assert document["meta"]["start"] is None
     for body in document["views"].values():
@@ -268,7 +267,7 @@ def test_it_scores_an_empty_pool_without_failing() -> None:
 
 def test_it_gives_the_same_document_whatever_the_row_order(cycles: pd.DataFrame, document: dict[str, Any]) -> None:
     shuffled = cycles.sample(frac=1.0, random_state=4).reset_index(drop=True)
-    assert compute_document(shuffled, FAST, generated=document["meta"]["generated"]) == document
+    assert score_pool(shuffled, FAST, generated=document["meta"]["generated"]).document == document
 
 
 def test_it_hands_out_the_bootstrap_samples_behind_the_intervals(samples: Samples, document: dict[str, Any]) -> None:
@@ -306,7 +305,7 @@ def test_it_refuses_to_compare_a_group_that_is_not_ranked(cycles: pd.DataFrame) 
 
 
 def test_it_compares_without_an_interval_when_there_are_no_resamples(cycles: pd.DataFrame) -> None:
-    labels = [g["label"] for g in compute_document(cycles, POINT)["views"]["family"]["groups"]][:2]
+    labels = [g["label"] for g in score_pool(cycles, POINT).document["views"]["family"]["groups"]][:2]
     result = compare_groups(cycles, POINT, view="family", label_a=labels[0], label_b=labels[1])
     assert result.ci is None and result.share_a_better is None and result.resamples == 0
     assert result.difference >= 0
@@ -314,7 +313,7 @@ def test_it_compares_without_an_interval_when_there_are_no_resamples(cycles: pd.
 
 def test_it_takes_the_floor_and_the_evidence_weight_from_the_config() -> None:
     lower_floor = ScoringConfig(resamples=0, min_judged=4, evidence_k=20)
-    document = compute_document(_small_pool(), lower_floor)
+    document = score_pool(_small_pool(), lower_floor).document
     body = document["views"]["model"]
     assert "qwen-4-coder" in {g["label"] for g in body["groups"]}
     assert body["provisional"] == []

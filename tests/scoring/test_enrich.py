@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from scoring import ScoringConfig, compute_document, score_pool
+from scoring import ScoringConfig, score_pool
 from scoring.document import prepare
 from scoring.enrich import RETIRED_FLAG, enrich_document
 from scoring.shapes import PAIRING_EFFECT_VIEWS
@@ -72,7 +72,7 @@ def _confounded_pool(seed: int = 20260909) -> pd.DataFrame:
 
 
 def _enriched(cycles: pd.DataFrame, config: ScoringConfig = POINT) -> dict:
-    return enrich_document(compute_document(cycles, config), cycles, config)
+    return enrich_document(score_pool(cycles, config).document, cycles, config)
 
 
 def _group(document: dict, view: str, label: str) -> dict:
@@ -157,13 +157,13 @@ def _stability_pool(seed: int) -> pd.DataFrame:
 
 
 def _brute_force_rank_ranges(cycles: pd.DataFrame, view: str) -> tuple[dict[str, tuple[int, int]], int]:
-    """rank_stability over compute_document without each contributor; and how often a ranked group left the ranking."""
-    ranked = {g["label"] for g in compute_document(cycles, POINT)["views"][view]["groups"]}
+    """rank_stability by scoring without each contributor, and how often a ranked group left the ranking."""
+    ranked = {g["label"] for g in score_pool(cycles, POINT).document["views"][view]["groups"]}
     left = 0
 
     def ranks_without(excluded: frozenset[int]) -> dict[str, int]:
         nonlocal left
-        document = compute_document(cycles[~cycles["contributor"].isin(excluded)], POINT)
+        document = score_pool(cycles[~cycles["contributor"].isin(excluded)], POINT).document
         ranks = {g["label"]: g["rank"] for g in document["views"][view]["groups"]}
         left += len(ranked - set(ranks))
         return ranks
@@ -195,7 +195,7 @@ def test_it_keeps_the_rank_range_a_note_not_a_flag() -> None:
     # Ranks move without some contributors here, yet no row is flagged for it: the range is a stability note the
     # pages show where it reaches outside the interval's rank range, and an older document's flag is removed.
     cycles = _stability_pool(1)
-    document = compute_document(cycles, POINT)
+    document = score_pool(cycles, POINT).document
     for body in document["views"].values():
         for group in body["groups"]:
             group["flags"].append(RETIRED_FLAG)
@@ -228,7 +228,7 @@ def test_it_keeps_a_rank_range_steady_when_every_contributor_works_alike() -> No
 
 def test_it_leaves_the_scores_published_when_the_cycles_cannot_be_read() -> None:
     cycles = _confounded_pool()
-    document = compute_document(cycles, POINT)
+    document = score_pool(cycles, POINT).document
     before = json.loads(json.dumps(document))
 
     enriched = enrich_document(document, cycles.drop(columns=["shipped"]), POINT)
@@ -267,7 +267,7 @@ def test_it_says_adjustment_unavailable_when_the_fit_cannot_run_and_still_ranks(
 def test_it_enriches_a_day_window_from_the_cycles_in_that_window() -> None:
     cycles = _stability_pool(2)
     since, until = pd.Timestamp("2026-03-10").date(), pd.Timestamp("2026-04-10").date()
-    document = compute_document(cycles, POINT, since=since, until=until)
+    document = score_pool(cycles, POINT, since=since, until=until).document
 
     enrich_document(document, cycles, POINT, since=since, until=until)
 
@@ -279,7 +279,7 @@ def test_it_enriches_a_day_window_from_the_cycles_in_that_window() -> None:
 
 def test_it_confines_a_failing_part_to_its_own_view() -> None:
     cycles = _confounded_pool()
-    document = compute_document(cycles, POINT)
+    document = score_pool(cycles, POINT).document
     broken = document["views"]["modelCombo"]["groups"][0]
     del broken["label"]  # the modelCombo parts cannot match this group to the engine's
 

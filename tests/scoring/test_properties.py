@@ -6,7 +6,7 @@ import pandas as pd
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from scoring import ScoringConfig, compute_document
+from scoring import ScoringConfig, score_pool
 from scoring.shapes import AXES
 from tests.cycles.frames import cycle_frame
 
@@ -58,7 +58,7 @@ def _ranked(document: dict[str, Any]) -> dict[str, Any]:
 @PROPERTY_SETTINGS
 @given(pools)
 def test_it_keeps_scores_and_tiers_between_0_and_100(frame: pd.DataFrame) -> None:
-    for body in compute_document(frame, POINT)["views"].values():
+    for body in score_pool(frame, POINT).document["views"].values():
         for group in body["groups"]:
             assert 0 <= group["score"] <= 100
             assert 0 <= group["scoreAdj"] <= 100
@@ -69,7 +69,7 @@ def test_it_keeps_scores_and_tiers_between_0_and_100(frame: pd.DataFrame) -> Non
 @PROPERTY_SETTINGS
 @given(pools)
 def test_it_shrinks_every_axis_toward_the_pool(frame: pd.DataFrame) -> None:
-    for body in compute_document(frame, POINT)["views"].values():
+    for body in score_pool(frame, POINT).document["views"].values():
         pool = body["pool"]
         for group in body["groups"]:
             for axis in AXES:
@@ -87,14 +87,16 @@ def test_it_ignores_the_order_of_the_rows(frame: pd.DataFrame, shuffle: Any) -> 
     order = list(range(len(frame)))
     shuffle.shuffle(order)
     shuffled = frame.iloc[order].reset_index(drop=True)
-    assert compute_document(shuffled, FEW, generated=GENERATED) == compute_document(frame, FEW, generated=GENERATED)
+    assert (
+        score_pool(shuffled, FEW, generated=GENERATED).document == score_pool(frame, FEW, generated=GENERATED).document
+    )
 
 
 @PROPERTY_SETTINGS
 @given(st.lists(cycles(), min_size=10, max_size=60))
 def test_it_scores_a_group_equal_to_the_pool_at_fifty(rows: list[dict[str, Any]]) -> None:
     one_model = cycle_frame([{**row, "model": "grok-4.6", "planner_model": "", "builder_model": ""} for row in rows])
-    for group in compute_document(one_model, POINT)["views"]["model"]["groups"]:
+    for group in score_pool(one_model, POINT).document["views"]["model"]["groups"]:
         assert abs(group["score"] - 50) < EPSILON
         assert abs(group["scoreAdj"] - 50) < EPSILON
 
@@ -107,8 +109,8 @@ def test_it_leaves_ranked_groups_alone_when_a_group_below_the_floor_joins(
     # A model of no known family and without a planner: it adds one small group to the
     # model, family and modelEffort views and nothing to the pairing views.
     newcomer_rows = [{**row, "model": "zz-new-model", "planner_model": "", "builder_model": ""} for row in newcomers]
-    before = compute_document(cycle_frame(rows), FEW, generated=GENERATED)
-    after = compute_document(cycle_frame(rows + newcomer_rows), FEW, generated=GENERATED)
+    before = score_pool(cycle_frame(rows), FEW, generated=GENERATED).document
+    after = score_pool(cycle_frame(rows + newcomer_rows), FEW, generated=GENERATED).document
     assert _ranked(after) == _ranked(before)
 
 
@@ -116,5 +118,5 @@ def test_it_leaves_ranked_groups_alone_when_a_group_below_the_floor_joins(
 @given(pools, st.integers(0, 2**31))
 def test_it_reproduces_intervals_from_the_seed(frame: pd.DataFrame, seed: int) -> None:
     config = ScoringConfig(resamples=6, seed=seed)
-    first = compute_document(frame, config, generated=GENERATED)
-    assert compute_document(frame.copy(), config, generated=GENERATED) == first
+    first = score_pool(frame, config, generated=GENERATED).document
+    assert score_pool(frame.copy(), config, generated=GENERATED).document == first

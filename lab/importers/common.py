@@ -33,12 +33,14 @@ class LabInputError(ValueError):
 
 @dataclass(frozen=True)
 class SourceInfo:
+    """A published source in its own words (LabSource's fields): every one stated, "" where it has none."""
+
     name: str
     title: str
     origin: str
-    commit: str = ""
-    grade_words: str = ""
-    caveats: str = ""
+    commit: str
+    grade_words: str
+    caveats: str
 
     def named(self, name: str | None) -> "SourceInfo":
         """This source, renamed when the import names it."""

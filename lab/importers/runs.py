@@ -67,5 +67,7 @@ def parse(path: Path, source: str | None = None) -> ParsedSource:
         )
     if not runs:
         raise LabInputError(str(path), "no runs in this file")
-    info = SourceInfo(name=name, title=name, origin=path.name, grade_words="as the lab grades its tasks")
+    info = SourceInfo(
+        name=name, title=name, origin=path.name, commit="", grade_words="as the lab grades its tasks", caveats=""
+    )
     return ParsedSource(source=info, runs=runs)

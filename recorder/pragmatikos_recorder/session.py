@@ -40,6 +40,19 @@ class Tokens:
 
 
 @dataclass(slots=True)
+class Session:
+    """One agent session as read from its log: its events in order, and where it ran (never sent)."""
+
+    harness: str
+    session_id: str  # only ever an HMAC input for cycle_key
+    hversion: str
+    events: list[Event] = field(default_factory=list)
+    cwd: Path | None = None
+    # False when the log has no time per event (aider): active hours and latencies are then unknown.
+    timed: bool = True
+
+
+@dataclass(slots=True)
 class Event:
     """One thing the log records (see Kind); the fields below a kind's comment are set for that kind."""
 
@@ -61,19 +74,6 @@ class Event:
     rejected: bool = False
     # COMMAND: a test, build, lint or type check
     verify: bool = False
-
-
-@dataclass(slots=True)
-class Session:
-    """One agent session as read from its log: its events in order, and where it ran (never sent)."""
-
-    harness: str
-    session_id: str  # only ever an HMAC input for cycle_key
-    hversion: str
-    events: list[Event] = field(default_factory=list)
-    cwd: Path | None = None
-    # False when the log has no time per event (aider): active hours and latencies are then unknown.
-    timed: bool = True
 
 
 # A command that tests, builds, lints or type-checks. Matched against the command text anywhere

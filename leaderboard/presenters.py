@@ -1,43 +1,27 @@
 """What the public pages show, read from a ranking document (pool.json shape plus caveats).
 
-Plain functions over dicts: the views fetch, these shape, the templates print; each page's context is
-put together at the end. Distances and positions on the x4 scale are the scoring method's own
+Plain functions over dicts: the views fetch, these shape, the templates print (each page's context is
+put together in contexts.py). Distances and positions on the x4 scale are the scoring method's own
 functions (scoring/finishing.py).
 """
 
-import json
 import math
-from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 import numpy as np
-from django.conf import settings
 
-from leaderboard.caching import Published
-from leaderboard.charts import HistoryPoint, axis_strip, hue_colour, interval_bar, score_domain, sparkline
-from leaderboard.selectors import HistoryRow
-from leaderboard.windows import Window, window_query
+from leaderboard.charts import hue_colour
 from leaderboard.words import (
     ADJUSTED_ODDS_WORDS,
     AXES,
-    CONTRIBUTED_COLUMNS,
     FLAG_WORDS,
-    PLUGIN_INSTALL_FILE,
-    PLUGIN_URL_SETTING,
-    RANK_RANGE_WORDS,
     TIERS,
-    VIEW_EXPLANATIONS,
     VIEW_TITLES,
-    WINDOW_TITLES,
-    other_words,
 )
-from scoring import Comparison
-from scoring.bootstrap import t_factor
 from scoring.compare_rates import RateTest, ship_rate_test
 from scoring.finishing import log_distance, positions
 from scoring.public_labels import OTHER_LABEL
-from scoring.shapes import INTERVAL_LEVEL, PAIR_ARROW, PAIRING_VIEWS, SPAN, SPAN_FACTOR
+from scoring.shapes import PAIR_ARROW, PAIRING_VIEWS, SPAN
 
 __all__ = ["PAIRING_VIEWS"]  # re-exported for the views, with the rest of what a page reads
 
@@ -353,49 +337,6 @@ def has_other(view_doc: dict[str, Any]) -> bool:
 
 # ---------------------------------------------------------------- what an interval means (methodology page)
 
-# bench/coverage.py writes its table here; the file is committed, so the page shows what was last measured.
-COVERAGE_FILE = Path(__file__).resolve().parent.parent / "bench" / "results" / "coverage.json"
-# Contributor counts whose interval multiplier the methodology page lists.
-MULTIPLIER_CONTRIBUTORS = (2, 3, 5, 10, 20, 40)
-
-
-def interval_constants() -> dict[str, Any]:
-    """The interval's constants as the engine uses them: level, resamples, seed and t(0.975, K-1)·sqrt(K/(K-1))."""
-    factors = t_factor(np.array(MULTIPLIER_CONTRIBUTORS))
-    return {
-        "level": round(100 * INTERVAL_LEVEL),
-        "resamples": settings.SCORING_RESAMPLES,
-        "seed": settings.SCORING_SEED,
-        "multipliers": [(k, float(f)) for k, f in zip(MULTIPLIER_CONTRIBUTORS, factors, strict=True)],
-    }
-
-
-@lru_cache(maxsize=1)
-def coverage_figures(path: Path = COVERAGE_FILE) -> dict[str, Any] | None:
-    """bench/coverage.py's last measured table, or None when the file is missing or unreadable."""
-    try:
-        found = json.loads(path.read_text())
-    except (OSError, ValueError):
-        return None
-    if (
-        not isinstance(found, dict)
-        or not isinstance(found.get("rows"), list)
-        or not isinstance(found.get("meta"), dict)
-    ):
-        return None
-    return found
-
-
-def method_numbers(meta: dict[str, Any]) -> dict[str, Any]:
-    """The method's numbers as a ranking document states them: the floor, k, resamples, and the x4 span."""
-    span = number(meta.get("span"))
-    return {
-        "min_judged": meta.get("minJudged"),
-        "evidence_k": meta.get("evidenceK"),
-        "resamples": meta.get("resamples"),
-        "span_factor": round(2**span) if span else SPAN_FACTOR,
-    }
-
 
 def rate_test(group_a: dict[str, Any], group_b: dict[str, Any]) -> RateTest | None:
     """The two-proportion z-test of the raw ship rates (shipped of ship-judged cycles)."""
@@ -407,181 +348,3 @@ def rate_test(group_a: dict[str, Any], group_b: dict[str, Any]) -> RateTest | No
         return ship_rate_test(shipped_a=shipped_a, judged_a=judged_a, shipped_b=shipped_b, judged_b=judged_b)
     except ValueError:  # counts that contradict each other: say nothing rather than fail the page
         return None
-
-
-# ---------------------------------------------------------------- what each page prints
-
-
-def page_context(
-    snapshot: Published | None, document: dict[str, Any] | None = None, *, view: str | None = None
-) -> dict[str, Any]:
-    """What every page prints: the snapshot, its meta and the method's numbers; the view, on a page of one."""
-    if document is None:
-        document = snapshot.document if snapshot else {}
-    meta = document.get("meta", {})
-    context = {
-        "snapshot": snapshot,
-        "meta": meta,
-        "is_demo": bool(meta.get("demo") or (snapshot and snapshot.is_demo)),
-        "views": VIEW_TITLES,
-        "method": method_numbers(meta),
-    }
-    if view is not None:
-        context.update({"view": view, "view_title": VIEW_TITLES[view]})
-    return context
-
-
-def leaderboard_context(
-    snapshot: Published | None, document: dict[str, Any] | None, *, view: str, window: Window
-) -> dict[str, Any]:
-    """The leaderboard of one view in one window; its rows only when there is a document to rank from."""
-    context = page_context(snapshot, document, view=view)
-    context.update({"window": window, "windows": WINDOW_TITLES, "tab_suffix": window_query(window), "tiers": TIERS})
-    if document is None:
-        return context
-    view_doc = (document.get("views") or {}).get(view) or {}
-    view_meta = view_doc.get("meta") or {}
-    rows = leaderboard_rows(view_doc)
-    domain = score_domain(rows)
-    for row in rows:
-        row["bar"] = interval_bar(
-            score=row["score_adj"],
-            lo=row["lo"],
-            hi=row["hi"],
-            hue=row["group"].get("hue"),
-            label=row["label"],
-            domain=domain,
-        )
-    context.update(
-        {
-            "rows": rows,
-            "provisional": provisional_rows(view_doc),
-            "rank_range_words": RANK_RANGE_WORDS,
-            "scope_meta": document.get("meta", {}),
-            "view_meta": view_meta,
-            "variance_words": variance_share_words(view_meta),
-            "is_pairing_view": view in PAIRING_VIEWS,
-            "has_other": has_other(view_doc),
-            "other_words": other_words(settings.PUBLIC_LABEL_MIN_CONTRIBUTORS),
-        }
-    )
-    return context
-
-
-def pairing_context(snapshot: Published, view_doc: dict[str, Any], *, view: str, label: str) -> dict[str, Any]:
-    """A group's page, ranked or provisional, with the method's numbers of its view."""
-    context = page_context(snapshot, view=view)
-    context["label"] = label
-    context["method"] = method_numbers({**(view_doc.get("meta") or {}), "span": view_doc.get("span")})
-    return context
-
-
-def provisional_context(view_doc: dict[str, Any], label: str) -> dict[str, Any] | None:
-    """A provisional group's raw values, or None when the view holds no provisional group of that label."""
-    found = [row for row in provisional_rows(view_doc) if row["label"] == label]
-    return {"provisional": found[0], "axes": AXES} if found else None
-
-
-def group_context(
-    group: dict[str, Any], view_doc: dict[str, Any], *, label: str, history: list[HistoryRow]
-) -> dict[str, Any]:
-    """A ranked group: its row, axes against the pool, tiers, interval and score history."""
-    rows = axis_rows(group, view_doc)
-    points = [HistoryPoint(*point) for point in history]
-    lo, hi = interval(group)
-    return {
-        "group": group,
-        "row": row_for(view_doc, label),
-        "ranked_count": len(view_doc.get("groups", [])),
-        "rank_range_words": RANK_RANGE_WORDS,
-        "axis_rows": rows,
-        "tiers": [
-            (name, weight, (group.get("tiers") or {}).get(name), (group.get("tiersAdj") or {}).get(name))
-            for name, weight in TIERS.items()
-        ],
-        "strip": axis_strip(rows=rows, hue=group.get("hue"), label=label, span=span_of(view_doc)),
-        "sparkline": sparkline(points=points, hue=group.get("hue"), label=label),
-        "lo": lo,
-        "hi": hi,
-        "sides": planner_and_builder(group),
-        "pool": view_doc.get("pool") or {},
-        "variance_words": variance_share_words(view_doc.get("meta") or {}),
-    }
-
-
-def compare_context(snapshot: Published, view_doc: dict[str, Any], *, view: str) -> dict[str, Any]:
-    """The compare page of a view: the groups one can choose, before any is chosen."""
-    context = page_context(snapshot, view=view)
-    context.update(
-        {"choices": [g["label"] for g in view_doc.get("groups", [])], "is_pairing_view": view in PAIRING_VIEWS}
-    )
-    return context
-
-
-def compared_labels(view_doc: dict[str, Any], label_a: str, label_b: str) -> tuple[str, str]:
-    """The two sides to compare; a missing side is the best-ranked group, never the other side's group."""
-    groups = view_doc.get("groups", [])
-    chosen_a = label_a or next((g["label"] for g in groups if g["label"] != label_b), "")
-    chosen_b = label_b or next((g["label"] for g in groups if g["label"] != chosen_a), "")
-    return chosen_a, chosen_b
-
-
-def comparison_context(
-    view_doc: dict[str, Any], group_a: dict[str, Any], group_b: dict[str, Any], *, difference: Comparison | None
-) -> dict[str, Any]:
-    """Two groups side by side, axis by axis and tier by tier, with the difference of their scores."""
-    same = group_a["label"] == group_b["label"]
-    row_a, row_b = row_for(view_doc, group_a["label"]), row_for(view_doc, group_b["label"])
-    return {
-        "a": group_a,
-        "b": group_b,
-        "same": same,
-        "row_a": row_a,
-        "row_b": row_b,
-        "axes": compare_axes(group_a, group_b),
-        "tier_rows": compare_tiers(group_a, group_b),
-        "links": quick_links(view_doc, group_a),
-        "difference": difference,
-        "rates": None if same else rate_test(group_a, group_b),
-        "side_rows": [("A", row_a), ("B", row_b)],
-        "rank_range_words": RANK_RANGE_WORDS,
-    }
-
-
-def words_context(snapshot: Published | None, *, contribution_url: str) -> dict[str, Any]:
-    """A page of words about the method or the data, with the snapshot's numbers in it."""
-    context = page_context(snapshot)
-    context.update(
-        {
-            "axes": AXES,
-            "tiers": TIERS,
-            "flags": FLAG_WORDS,
-            "interval": interval_constants(),
-            "coverage": coverage_figures(),
-            "rank_range_words": RANK_RANGE_WORDS,
-            "adjusted_odds_words": ADJUSTED_ODDS_WORDS,
-            "columns": CONTRIBUTED_COLUMNS,
-            "views_explained": [(VIEW_TITLES[key], text) for key, text in VIEW_EXPLANATIONS.items()],
-            "min_contributors": settings.PUBLIC_LABEL_MIN_CONTRIBUTORS,
-            "contribution_url": contribution_url,
-        }
-    )
-    return context
-
-
-def contribute_context(
-    snapshot: Published | None, *, contribution_url: str, plugin_host: str, plugin_url: str
-) -> dict[str, Any]:
-    """The contribute page: where to send, what is sent, and what the OpenCode plugin needs set."""
-    context = page_context(snapshot)
-    context.update(
-        {
-            "columns": CONTRIBUTED_COLUMNS,
-            "contribution_url": contribution_url,
-            "plugin_setting": PLUGIN_URL_SETTING,
-            "plugin_host": plugin_host,
-            "plugin_url": plugin_url,
-            "plugin_install_file": PLUGIN_INSTALL_FILE,
-        }
-    )
-    return context

@@ -2,7 +2,8 @@
 
 Every page costs at most three queries on a cache miss (the generation, the snapshot, and one of:
 score history, cycles for a window, the two groups' stored bootstrap samples) and none on a hit.
-The views fetch (selectors, services) and answer; what a page prints is put together in presenters.py.
+The views fetch (selectors, services) and answer; what a page prints is put together in contexts.py
+from presenters.py's pieces.
 """
 
 from collections.abc import Callable
@@ -18,7 +19,7 @@ from django.views.decorators.http import require_POST, require_safe
 from ingest.contract import parse_install
 from ingest.services import retract
 from ingest.throttles import address_admits, address_digest
-from leaderboard import presenters, selectors, services, words
+from leaderboard import contexts, presenters, selectors, services, words
 from leaderboard.caching import Lazy, Published, cached_page, published_snapshot, serving_snapshot
 from leaderboard.http import NotFound, chosen_view, not_found_page, param, render_page
 from leaderboard.windows import Window, read_window
@@ -70,7 +71,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
                 shown, snapshot, status, retry_after = Window(window.name, error=error), load(), 503, busy.retry_after
         if snapshot is not None:
             document = snapshot.document
-        context = presenters.leaderboard_context(snapshot, document, view=view, window=shown)
+        context = contexts.leaderboard_context(snapshot, document, view=view, window=shown)
         if document is None:
             return render_page("leaderboard/leaderboard.html", context)
         response = render_page("leaderboard/leaderboard.html", context, status=status)
@@ -91,16 +92,16 @@ def pairing(request: HttpRequest) -> HttpResponse:
 
     def build(load: Lazy) -> HttpResponse:
         snapshot, view_doc = published_view(load(), view)
-        context = presenters.pairing_context(snapshot, view_doc, view=view, label=label)
+        context = contexts.pairing_context(snapshot, view_doc, view=view, label=label)
         try:
             group = presenters.find_group(view_doc, label)
         except presenters.UnknownGroup:
-            provisional = presenters.provisional_context(view_doc, label)
+            provisional = contexts.provisional_context(view_doc, label)
             if provisional is None:
                 raise NotFound(f"No group of that name in the view {words.VIEW_TITLES[view]}.") from None
             return render_page("leaderboard/provisional.html", context | provisional)
         history = selectors.score_history(view, label, points=HISTORY_POINTS)
-        context.update(presenters.group_context(group, view_doc, label=label, history=history))
+        context.update(contexts.group_context(group, view_doc, label=label, history=history))
         return render_page("leaderboard/pairing.html", context)
 
     return cached_page(request, "pairing", (view, label), build)
@@ -115,8 +116,8 @@ def compare(request: HttpRequest) -> HttpResponse:
 
     def build(load: Lazy) -> HttpResponse:
         snapshot, view_doc = published_view(load(), view)
-        context = presenters.compare_context(snapshot, view_doc, view=view)
-        chosen_a, chosen_b = presenters.compared_labels(view_doc, label_a, label_b)
+        context = contexts.compare_context(snapshot, view_doc, view=view)
+        chosen_a, chosen_b = contexts.compared_labels(view_doc, label_a, label_b)
         if not chosen_a or not chosen_b:
             return render_page("leaderboard/compare.html", context | {"a": None, "b": None})
         try:
@@ -124,7 +125,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         except presenters.UnknownGroup:
             raise NotFound(f"No such group in the view {words.VIEW_TITLES[view]}.") from None
         difference = None if chosen_a == chosen_b else services.score_difference(snapshot.id, view, group_a, group_b)
-        context.update(presenters.comparison_context(view_doc, group_a, group_b, difference=difference))
+        context.update(contexts.comparison_context(view_doc, group_a, group_b, difference=difference))
         return render_page("leaderboard/compare.html", context)
 
     return cached_page(request, "compare", (view, label_a, label_b), build)
@@ -139,10 +140,10 @@ def words_page(template: str, page: str) -> Callable[[HttpRequest], HttpResponse
         contribution_url = request.build_absolute_uri(reverse("contributions"))
 
         def build(load: Lazy) -> HttpResponse:
-            context = presenters.words_context(load(), contribution_url=contribution_url)
+            context = contexts.words_context(load(), contribution_url=contribution_url)
             if not context["meta"]:
                 # Nothing published yet: the method's numbers as the next recompute will use them.
-                context["method"] = presenters.method_numbers(selectors.configured_method())
+                context["method"] = contexts.method_numbers(selectors.configured_method())
             return render_page(template, context)
 
         return cached_page(request, page, (contribution_url,), build)
@@ -159,7 +160,7 @@ def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) 
     """The contribute page, built per request, never from the page cache: its retraction form carries this
     visitor's CSRF token. The addresses it names are this host's (bounded by ALLOWED_HOSTS)."""
     _, snapshot_id = serving_snapshot()
-    context = presenters.contribute_context(
+    context = contexts.contribute_context(
         published_snapshot(snapshot_id),
         contribution_url=request.build_absolute_uri(reverse("contributions")),
         # The plugin posts to /v1/contribute on the host its setting names.

@@ -8,7 +8,7 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from leaderboard import presenters, words
+from leaderboard import contexts, words
 from leaderboard.models import Snapshot
 
 
@@ -157,12 +157,12 @@ def test_it_explains_the_method_on_the_methodology_page(
 def test_it_shows_the_measured_coverage_with_the_engines_constants(demo_snapshot: Snapshot, client: Client) -> None:
     section = methodology_section(client, "intervals")
     # The multipliers come from the engine's own constants.
-    constants = presenters.interval_constants()
+    constants = contexts.interval_constants()
     assert constants["resamples"] == settings.SCORING_RESAMPLES
     for _, factor in constants["multipliers"]:
         assert f"<td>{factor:.2f}</td>" in section
     # The coverage figures come from the committed output of bench/coverage.py, not from the template.
-    figures = presenters.coverage_figures()
+    figures = contexts.coverage_figures()
     assert figures is not None and figures["rows"]
     for row in figures["rows"]:
         assert f"<td>{row['score_coverage'] * 100:.1f}%</td>" in section
@@ -170,6 +170,6 @@ def test_it_shows_the_measured_coverage_with_the_engines_constants(demo_snapshot
 
 
 def test_it_reads_no_coverage_from_a_missing_or_broken_file(tmp_path: Path) -> None:
-    assert presenters.coverage_figures(tmp_path / "missing.json") is None
+    assert contexts.coverage_figures(tmp_path / "missing.json") is None
     (tmp_path / "broken.json").write_text("{not json")
-    assert presenters.coverage_figures(tmp_path / "broken.json") is None
+    assert contexts.coverage_figures(tmp_path / "broken.json") is None

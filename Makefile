@@ -10,9 +10,9 @@ TEST_REDIS_URL ?= redis://127.0.0.1:6379/1
 $(BIN)/activate:
 	$(PYTHON) -m venv $(VENV)
 
-$(VENV)/.installed: pyproject.toml contract/pyproject.toml recorder/pyproject.toml | $(BIN)/activate
+$(VENV)/.installed: pyproject.toml recorder/pyproject.toml | $(BIN)/activate
 	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e ./contract -e '.[dev]' -e ./recorder
+	$(BIN)/pip install --quiet -e '.[dev]' -e ./recorder
 	touch $@
 
 run: $(VENV)/.installed

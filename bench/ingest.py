@@ -264,9 +264,10 @@ def main() -> int:
         if copied != args.rows:
             raise RuntimeError(f"COPY loaded {copied} of {args.rows} rows")
     finally:
-        scratch.tear_down(
-            [server], redis_url=redis_url, admin_url=admin_url, database=None if args.keep else SCRATCH_DATABASE
-        )
+        if server is not None:  # with --url, the server and its data are not ours to clean
+            scratch.tear_down(
+                [server], redis_url=redis_url, admin_url=admin_url, database=None if args.keep else SCRATCH_DATABASE
+            )
 
     api_rate = args.rows / api_seconds
     copy_rate = args.rows / copy_seconds

@@ -48,7 +48,7 @@ from leaderboard.words import (
 )
 from scoring import Comparison
 from scoring.bootstrap import t_factor
-from scoring.shapes import PAIRING_VIEWS, SPAN_FACTOR
+from scoring.shapes import INTERVAL_LEVEL, PAIRING_VIEWS, SPAN_FACTOR
 
 # bench/coverage.py writes its table here; the file is committed, so the page shows what was last measured.
 COVERAGE_FILE = Path(__file__).resolve().parent.parent / "bench" / "results" / "coverage.json"
@@ -57,10 +57,11 @@ MULTIPLIER_CONTRIBUTORS = (2, 3, 5, 10, 20, 40)
 
 
 def interval_constants() -> dict[str, Any]:
-    """The interval's constants as the engine uses them: level, resamples, seed and t(0.975, K-1)·sqrt(K/(K-1))."""
+    """The interval's constants as the engine uses them: level, resamples, seed and t(q, K-1)·sqrt(K/(K-1))."""
     factors = t_factor(np.array(MULTIPLIER_CONTRIBUTORS))
     return {
         "level": INTERVAL_PERCENT,
+        "quantile": f"{0.5 + INTERVAL_LEVEL / 2:g}",  # the t quantile of a two-sided interval: 0.975 for 95%
         "resamples": settings.SCORING_RESAMPLES,
         "seed": settings.SCORING_SEED,
         "multipliers": [(k, float(f)) for k, f in zip(MULTIPLIER_CONTRIBUTORS, factors, strict=True)],

@@ -25,6 +25,7 @@ from core.times import iso_z
 from leaderboard import exports, presenters, words
 from leaderboard.caching import mark_cacheable, not_modified, page_etag, published_snapshot, serving_snapshot
 from leaderboard.http import chosen_view, not_found_page, render_page
+from scoring.shapes import PAIRING_VIEWS
 
 # How soon to ask again while the newest snapshot's export is being written.
 EXPORT_RETRY_SECONDS = 30
@@ -191,7 +192,7 @@ def ranking_rows(view: str, view_doc: dict[str, Any]) -> Iterator[list[Any]]:
     pool_values = [pool.get(axis.key) for axis in words.AXES]
     for group in view_doc.get("groups", []):
         lo, hi = presenters.interval(group)
-        sides = presenters.planner_and_builder(group) if view in presenters.PAIRING_VIEWS else None
+        sides = presenters.planner_and_builder(group) if view in PAIRING_VIEWS else None
         adjusted = group.get("adjusted") or {}
         adjusted_ci = adjusted.get("ci") or [None, None]
         places = presenters.rank_places(group) or (None, None)
@@ -210,7 +211,7 @@ def ranking_rows(view: str, view_doc: dict[str, Any]) -> Iterator[list[Any]]:
     blank_axes = [None] * len(words.AXES)
     for item in view_doc.get("provisional", []):
         label = str(item.get("label", ""))
-        sides = presenters.planner_and_builder({"label": label}) if view in presenters.PAIRING_VIEWS else None
+        sides = presenters.planner_and_builder({"label": label}) if view in PAIRING_VIEWS else None
         row = [view, "provisional", None, None, label, *(sides or ("", "")), None, None, None, None]
         row += [item.get("hjudged"), None, None, None, None, "", ""]
         row += [None] * (2 * len(words.TIERS))

@@ -21,9 +21,7 @@ from leaderboard.words import (
 from scoring.compare_rates import RateTest, ship_rate_test
 from scoring.finishing import log_distance, positions
 from scoring.public_labels import OTHER_LABEL
-from scoring.shapes import PAIR_ARROW, PAIRING_VIEWS, SPAN
-
-__all__ = ["PAIRING_VIEWS"]  # re-exported for the views, with the rest of what a page reads
+from scoring.shapes import PAIR_ARROW, SPAN
 
 
 class UnknownGroup(LookupError):

@@ -11,9 +11,10 @@ from django.test import Client, RequestFactory
 from django.utils import timezone
 
 from ingest.models import Contributor, Cycle
-from leaderboard import caching, downloads, exports, presenters, services, tasks, words
+from leaderboard import caching, downloads, exports, services, tasks, words
 from leaderboard.downloads import Unsatisfiable, requested_range
 from leaderboard.models import Snapshot
+from scoring.shapes import PAIRING_VIEWS
 from tests.cycles.stored import make_contributor, make_cycles
 
 FLOAT_COLUMNS = frozenset({"cost_usd", "active_hours", "step_seconds_median"})
@@ -360,7 +361,7 @@ def test_it_writes_one_ranking_row_per_group(demo_snapshot: Snapshot, client: Cl
         for axis in words.AXES:
             assert (row[f"raw_{axis.key}"] == "") == (group["raw"][axis.key] is None)
             assert int(row[f"evidence_{axis.key}"]) == group["ev"][axis.key]
-        if view in presenters.PAIRING_VIEWS:
+        if view in PAIRING_VIEWS:
             assert f"{row['planner']} → {row['builder']}" == group["label"]
 
 

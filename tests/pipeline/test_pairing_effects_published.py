@@ -1,4 +1,4 @@
-"""A recompute publishes B3's adjusted pairing effects and the rank ranges , read back from the API."""
+"""A recompute publishes B3's adjusted pairing effects and the rank ranges, read back from the API."""
 
 import math
 

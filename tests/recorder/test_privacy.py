@@ -58,8 +58,7 @@ def test_it_sends_no_path_prompt_session_id_file_name_or_repository_name(world: 
     ],
 )  # fmt: skip
 def test_it_blanks_every_value_the_server_refuses_as_private(value: str) -> None:
-    assert privacy_problem(value) is not None
-    assert is_private(value)
+    assert privacy_problem(value) is not None  # the premise: the service refuses it
     assert safe_token(value) == safe_effort(value) == safe_version(value) == ""
 
 
@@ -67,6 +66,11 @@ def test_it_blanks_every_value_the_server_refuses_as_private(value: str) -> None
 def test_it_keeps_a_model_name(value: str) -> None:
     assert not is_private(value)
     assert safe_token(value) == value
+
+
+@pytest.mark.parametrize("value", ["2.0.30", "0.46.0", "1.14.2"])
+def test_it_keeps_a_version(value: str) -> None:
+    assert safe_version(value) == value
 
 
 def test_it_blanks_a_value_that_could_identify_rather_than_sending_it() -> None:

@@ -1,5 +1,4 @@
-"""score_pool and compare_groups: the shapes and numbers the service
-relies on."""
+"""score_pool and compare_groups: the shapes and numbers the service relies on."""
 
 import json
 from datetime import date

@@ -252,9 +252,7 @@ def words_context(snapshot: Published | None, *, contribution_url: str) -> dict[
     return context
 
 
-def contribute_context(
-    snapshot: Published | None, *, contribution_url: str, plugin_host: str, plugin_url: str
-) -> dict[str, Any]:
+def contribute_context(snapshot: Published | None, *, contribution_url: str, plugin_url: str) -> dict[str, Any]:
     """The contribute page: where to send, what is sent, and what the OpenCode plugin needs set."""
     context = page_context(snapshot)
     context.update(
@@ -262,7 +260,6 @@ def contribute_context(
             "columns": CONTRIBUTED_COLUMNS,
             "contribution_url": contribution_url,
             "plugin_setting": PLUGIN_URL_SETTING,
-            "plugin_host": plugin_host,
             "plugin_url": plugin_url,
             "plugin_install_file": PLUGIN_INSTALL_FILE,
         }

@@ -163,8 +163,6 @@ def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) 
     context = contexts.contribute_context(
         published_snapshot(snapshot_id),
         contribution_url=request.build_absolute_uri(reverse("contributions")),
-        # The plugin posts to /v1/contribute on the host its setting names.
-        plugin_host=request.build_absolute_uri("/").rstrip("/"),
         plugin_url=request.build_absolute_uri(reverse("plugin-contribute")),
     )
     response = render(request, "leaderboard/contribute.html", context | extra, status=status)

@@ -10,6 +10,7 @@ import uuid
 from typing import Any
 
 import pytest
+from django.test import Client
 
 from ingest.columns import COLUMNS_BY_SCHEMA, FACT_FIELDS
 from ingest.models import Cycle, Receipt, install_hash
@@ -66,12 +67,28 @@ def test_it_stores_the_plugins_placeholders_and_vendor_ids_at_its_own_path(api: 
         assert rows[key(0)]["harness_version"] == ""
 
 
-@pytest.mark.parametrize("path", [PLUGIN_PATH, PLUGIN_PATH + "/", "/api/v1/contributions", "/api/v1/contributions/"])
+# "/": people give the plugin the host alone, and it posts to that address exactly as written.
+@pytest.mark.parametrize(
+    "path", [PLUGIN_PATH, PLUGIN_PATH + "/", "/api/v1/contributions", "/api/v1/contributions/", "/"]
+)
 def test_it_serves_the_contract_with_and_without_a_trailing_slash(api: Api, path: str) -> None:
     response = api.post(path, envelope(2))
 
     assert response.status_code == 202
     assert response.json()["inserted"] == 2
+
+
+def test_a_post_to_the_front_page_needs_no_csrf_token_and_the_page_still_reads() -> None:
+    """The plugin sends no cookie and no token: a CSRF 403 there would leave it retrying forever."""
+    client = Client(enforce_csrf_checks=True)
+    body = envelope(3)
+
+    posted = Api(client).post("/", body)
+    page = client.get("/")
+
+    assert posted.status_code == 202, posted.content[:200]
+    assert sorted(stored(body["install"])) == sorted(row[0] for row in body["rows"])
+    assert page.status_code == 200 and page["Content-Type"].startswith("text/html")
 
 
 @pytest.mark.parametrize("path", ["/api/v1/stats/", "/api/v1/pool.json/"])

@@ -24,7 +24,7 @@ def test_it_names_the_plugins_setting_and_where_it_keeps_the_install_id(client: 
 
     html = response.content.decode()
     assert response.status_code == 200
-    assert "OC_INSIGHTS_CONTRIB_URL=http://testserver</code>" in html
+    assert "OC_INSIGHTS_CONTRIB_URL=http://testserver/v1/contribute</code>" in html
     assert "http://testserver/v1/contribute" in html
     assert "~/.local/share/ocInsights/contributor.json" in html and "<code>install</code>" in html
     assert 'action="/contribute/retract/#retract"' in html

@@ -5,6 +5,13 @@ Posts --rows generated valid schema-3 rows in --batch-row requests to a running 
 database it creates and migrates), then loads the same rows with COPY into a scratch
 table of the same shape, and prints both rates and their ratio. Goal: API >= 0.25 of COPY.
 
+Then one request of --big-rows rows (100,000: a heavy user's whole history, which the real client
+sends in one request and cannot split) from a new install: its wall-clock time from the first byte
+sent to the 202 read (JSON parse, every check, the contributor lock, the COPY, the commit), its rows/s
+against COPY of the same rows alone (as stored, into an empty table of the cycle table's shape), and
+the web process's peak memory growth while it was served (the worker's VmHWM after the request less
+its VmRSS before, with the peak reset first; goal <= 400 MB).
+
     DATABASE_URL=postgresql://postgres@127.0.0.1:5432/pragmatikos .venv/bin/python bench/ingest.py
 
 Only loopback is used. The Redis database of BENCH_REDIS_URL (default db 11) is the
@@ -123,6 +130,39 @@ def validation_seconds(seed: int) -> float:
     return min(timings)
 
 
+def worker_pids(server: subprocess.Popen[bytes]) -> list[int]:
+    """gunicorn's workers: the master's children."""
+    children = Path(f"/proc/{server.pid}/task/{server.pid}/children").read_text().split()
+    return [int(pid) for pid in children]
+
+
+def memory_kib(pid: int, field: str) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith(field + ":"):
+            return int(line.split()[1])
+    raise RuntimeError(f"no {field} for process {pid}")
+
+
+def big_request(url: str, body: bytes, pids: list[int]) -> tuple[float, int, int]:
+    """Post one body; (seconds to the 202, rows accepted, the largest peak memory growth of a worker in KiB)."""
+    before = {}
+    for pid in pids:
+        Path(f"/proc/{pid}/clear_refs").write_text("5")  # resets VmHWM to the current RSS
+        before[pid] = memory_kib(pid, "VmRSS")
+    parts = urlsplit(url)
+    conn = http.client.HTTPConnection(parts.hostname or "127.0.0.1", parts.port or 80, timeout=600)
+    started = time.perf_counter()
+    conn.request("POST", "/v1/contribute", body=body, headers={"Content-Type": "application/json"})
+    response = conn.getresponse()
+    answer = response.read()
+    seconds = time.perf_counter() - started
+    conn.close()
+    if response.status != 202:
+        raise RuntimeError(f"the big request got {response.status}: {answer[:300]!r}")
+    growth = max(memory_kib(pid, "VmHWM") - before[pid] for pid in pids)
+    return seconds, int(json.loads(answer)["accepted"]), growth
+
+
 def start_server(env: dict[str, str], workers: int) -> tuple[subprocess.Popen[bytes], str]:
     python = sys.executable
     subprocess.run([python, "manage.py", "migrate", "--no-input", "-v", "0"], cwd=REPO, env=env, check=True)
@@ -229,6 +269,7 @@ def main() -> int:
     parser.add_argument("--installs", type=int, default=10)
     parser.add_argument("--clients", type=int, default=3, help="concurrent client connections")
     parser.add_argument("--workers", type=int, default=2, help="gunicorn workers when starting the server")
+    parser.add_argument("--big-rows", type=int, default=100_000, help="rows of the one big request (0: skip it)")
     parser.add_argument("--seed", type=int, default=20260909)
     parser.add_argument("--keep", action="store_true", help="keep the scratch database afterwards")
     args = parser.parse_args()
@@ -263,6 +304,15 @@ def main() -> int:
         copy_seconds, copied = copy_rows(scratch_url, envelopes)
         if copied != args.rows:
             raise RuntimeError(f"COPY loaded {copied} of {args.rows} rows")
+        big = None
+        if args.big_rows and server is not None:
+            big_envelope = generated_envelopes(args.big_rows, args.big_rows, 1, args.seed + 1)[0]
+            big_body = json.dumps(big_envelope).encode()
+            big_seconds, big_accepted, big_growth = big_request(url, big_body, worker_pids(server))
+            if big_accepted != args.big_rows:
+                raise RuntimeError(f"the big request accepted {big_accepted} of {args.big_rows} rows")
+            big_copy_seconds, _ = copy_rows(scratch_url, [big_envelope])
+            big = (len(big_body), big_seconds, big_copy_seconds, big_growth)
     finally:
         if server is not None:  # with --url, the server and its data are not ours to clean
             scratch.tear_down(
@@ -275,6 +325,15 @@ def main() -> int:
     print(f"api   {api_rate:10,.0f} rows/s  ({api_seconds:.2f} s, inserted {totals['inserted']})")
     print(f"copy  {copy_rate:10,.0f} rows/s  ({copy_seconds:.2f} s)")
     print(f"ratio {ratio:.2f} of COPY (goal >= 0.25: {'met' if ratio >= 0.25 else 'NOT met'})")
+    if big is not None:
+        size, big_seconds, big_copy_seconds, growth = big
+        print(
+            f"one request of {args.big_rows:,} rows ({size / 2**20:.1f} MiB): {big_seconds:.2f} s, "
+            f"{args.big_rows / big_seconds:,.0f} rows/s; COPY of the same rows {big_copy_seconds:.2f} s; "
+            f"ratio {big_copy_seconds / big_seconds:.2f} of COPY"
+        )
+        met = "met" if growth <= 400 * 1024 else "NOT met"
+        print(f"  web process peak memory growth {growth / 1024:.0f} MB (goal <= 400 MB: {met})")
     validate = validation_seconds(args.seed)
     met = "met" if validate < VALIDATION_GOAL_SECONDS else "NOT met"
     print(f"validate {VALIDATION_ROWS:,} rows in {validate:.3f} s (goal < {VALIDATION_GOAL_SECONDS:g} s: {met})")

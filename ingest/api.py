@@ -34,7 +34,7 @@ from ingest.hooks import newest_snapshot_id
 from ingest.models import install_hash
 from ingest.selectors import pool_counts
 from ingest.services import InstallRetractedError, contribute, preview, retract
-from ingest.throttles import AddressRateThrottle, InstallRateThrottle
+from ingest.throttles import AddressRateThrottle, BodiesInFlightError, InstallRateThrottle, body_budget
 
 MAX_ERRORS_LISTED = MAX_ERRORS
 RETRACTED_SENTENCE = "This install has retracted its contributions; nothing more is accepted from it."
@@ -42,12 +42,18 @@ RETRACTED_SENTENCE = "This install has retracted its contributions; nothing more
 BODY_ERROR_RESPONSES = {
     400: OpenApiResponse(serializers.ErrorSerializer, description="The body breaks the contract; nothing stored."),
     411: OpenApiResponse(serializers.ErrorSerializer, description="The body was sent without a Content-Length."),
-    413: OpenApiResponse(serializers.ErrorSerializer, description="Over 8 MB or over 20,000 rows."),
+    413: OpenApiResponse(
+        serializers.ErrorSerializer,
+        description=f"Over {settings.INGEST_MAX_BODY_BYTES // 2**20} MiB or over {settings.INGEST_MAX_ROWS:,} rows.",
+    ),
     415: OpenApiResponse(serializers.ErrorSerializer, description="The body is not sent as application/json."),
     429: OpenApiResponse(serializers.ErrorSerializer, description="Throttled; see the Retry-After header."),
     503: OpenApiResponse(
         serializers.ErrorSerializer,
-        description="The throttle's counters or the database are unreachable; see the Retry-After header.",
+        description=(
+            "The throttle's counters or the database are unreachable, or the service is parsing as many large "
+            "bodies as it may at once; see the Retry-After header."
+        ),
     ),
 }
 # Every 429 and 503 of the API says when to try again.
@@ -137,15 +143,19 @@ def _refuse_unreadable_body(request: Request) -> Response | None:
         f"The body is larger than {limit} bytes; send fewer rows per request.",
         status_code=status.HTTP_413_REQUEST_ENTITY_TOO_LARGE,
     )
-    try:
-        declared = int(request.META.get("CONTENT_LENGTH") or 0)
-    except ValueError:
-        declared = 0
-    if declared > limit:
+    if declared_length(request) > limit:
         return too_large
     if len(request._request.body) > limit:
         return too_large
     return None
+
+
+def declared_length(request: HttpRequest | Request) -> int:
+    """The body's Content-Length; 0 when it has none or an unreadable one."""
+    try:
+        return max(0, int(request.META.get("CONTENT_LENGTH") or 0))
+    except ValueError:
+        return 0
 
 
 def _listed(errors: list[ContractError]) -> list[dict[str, Any]]:
@@ -213,10 +223,29 @@ def _skipped_rows(validation: Validation) -> dict[str, Any]:
 
 
 class BodyApi(APIView):
-    """An operation that reads a JSON body: strict JSON, throttled by address before the body is read."""
+    """An operation that reads a JSON body: strict JSON, throttled by address and by the process's budget of
+    large bodies before the body is read."""
 
     parser_classes = (StrictJSONParser,)
     throttle_classes = (AddressRateThrottle,)
+    body_admitted = True
+
+    def dispatch(self, request: HttpRequest, *args: Any, **kwargs: Any) -> Any:
+        # Held until the answer is made: the parsed rows live that long. A body declared over the cap is
+        # refused (413) without being read, so it takes nothing.
+        size = declared_length(request)
+        size = size if size <= settings.INGEST_MAX_BODY_BYTES else 0
+        self.body_admitted = body_budget.take(size)
+        try:
+            return super().dispatch(request, *args, **kwargs)
+        finally:
+            if self.body_admitted:
+                body_budget.give_back(size)
+
+    def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
+        super().initial(request, *args, **kwargs)  # the address's rate first: a 429 is the truer answer
+        if not self.body_admitted:
+            raise BodiesInFlightError
 
 
 def envelope_operation(*, operation_id: str, summary: str, description: str, answer: dict[int, Any]) -> Any:

@@ -194,3 +194,47 @@ class InstallRateThrottle(FailClosedRateThrottle):
 
     def get_ident_digest(self, request: Request) -> str:
         return self.install_digest
+
+
+class BodiesInFlightError(APIException):
+    """This process holds as many large bodies as it may: answered 503 with Retry-After before the body is read."""
+
+    status_code = status.HTTP_503_SERVICE_UNAVAILABLE
+    default_detail = "The service is taking other large contributions right now; try again in a few seconds."
+    default_code = "bodies_in_flight"
+    wait = 10
+
+
+# Bodies under this size are not counted: the plugin's everyday sends are a few kilobytes, and a large
+# send in flight must not turn them away.
+LARGE_BODY_BYTES = 1024 * 1024
+
+
+class BodyBudget:
+    """The bytes of large request bodies one process parses at once (INGEST_BODY_BYTES_IN_FLIGHT).
+
+    A parsed body costs about ten times its bytes in Python objects until its request ends, so the
+    sum is what bounds a process's memory when several big histories arrive together. One body is
+    always admitted when none is held, so the largest body the cap allows always gets in.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.held = 0
+
+    def take(self, size: int) -> bool:
+        if size < LARGE_BODY_BYTES:
+            return True
+        with self._lock:
+            if self.held and self.held + size > settings.INGEST_BODY_BYTES_IN_FLIGHT:
+                return False
+            self.held += size
+            return True
+
+    def give_back(self, size: int) -> None:
+        if size >= LARGE_BODY_BYTES:
+            with self._lock:
+                self.held -= size
+
+
+body_budget = BodyBudget()

@@ -176,11 +176,14 @@ SPECTACULAR_SETTINGS = {
 }
 
 # Ingest limits (the contract's caps) and request rates per install and per client address.
-INGEST_MAX_BODY_BYTES = envint("INGEST_MAX_BODY_BYTES", 8 * 1024 * 1024)
-INGEST_MAX_ROWS = envint("INGEST_MAX_ROWS", 20_000)
+# The client sends a whole history in one request and cannot split it: 100,000 rows must get in (cycle-record.md).
+INGEST_MAX_BODY_BYTES = envint("INGEST_MAX_BODY_BYTES", 64 * 1024 * 1024)
+INGEST_MAX_ROWS = envint("INGEST_MAX_ROWS", 100_000)
+# Bytes of large bodies (1 MiB and over) one web process parses at once; beyond it, 503 with Retry-After.
+INGEST_BODY_BYTES_IN_FLIGHT = envint("INGEST_BODY_BYTES_IN_FLIGHT", 64 * 1024 * 1024)
 INGEST_RATE_PER_INSTALL = envstr("INGEST_RATE_PER_INSTALL", "60/hour")
 INGEST_RATE_PER_ADDRESS = envstr("INGEST_RATE_PER_ADDRESS", "600/hour")
-# Django's own cap would refuse our 8 MB bodies before the view can answer 413 in JSON.
+# Django's own cap would refuse our large bodies before the view can answer 413 in JSON.
 DATA_UPLOAD_MAX_MEMORY_SIZE = INGEST_MAX_BODY_BYTES + 1024
 
 # Scoring: bootstrap resamples and seed (spec B1); family patterns are data (spec A1).

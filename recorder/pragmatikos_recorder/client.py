@@ -12,7 +12,7 @@ from typing import Any, Final
 from pragmatikos_recorder import __version__
 
 CONTRIBUTIONS_PATH: Final = "/api/v1/contributions"
-BATCH_ROWS: Final = 5000  # well under the service's 20,000 rows and 8 MB per request
+BATCH_ROWS: Final = 5000  # well under the service's caps per request (100,000 rows, 64 MiB)
 
 
 class NoServiceUrl(ValueError):

@@ -18,6 +18,7 @@ from django.utils import timezone
 from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MISSING, FACT_FIELDS
 from ingest.models import Contributor, Cycle, Receipt, install_hash
 from ingest.selectors import POOL_COUNTS_CACHE_KEY
+from ingest.throttles import LARGE_BODY_BYTES, body_budget
 from leaderboard.models import Snapshot
 from tests.cycles.wire import envelope, wire_cycle, with_cell
 from tests.ingest.conftest import CONTRIBUTE, PREVIEW, RETRACT, STATS, Api, stored_counts
@@ -340,9 +341,9 @@ def test_it_keeps_no_address_in_the_throttle_cache(api: Api) -> None:
     assert "198.51.100.77" not in everything
 
 
-def test_it_refuses_a_body_over_eight_megabytes_with_413(api: Api) -> None:
+def test_it_refuses_a_body_over_the_cap_with_413(api: Api, settings: Any) -> None:
     # A valid one-row envelope padded with whitespace: only its size is wrong.
-    raw = json.dumps(envelope(1)) + " " * (8 * 1024 * 1024)
+    raw = json.dumps(envelope(1)) + " " * settings.INGEST_MAX_BODY_BYTES
 
     response = api.contribute(raw)
 
@@ -351,28 +352,57 @@ def test_it_refuses_a_body_over_eight_megabytes_with_413(api: Api) -> None:
     assert stored_counts() == (0, 0, 0)
 
 
-def test_it_refuses_a_declared_length_over_the_cap_before_reading(api: Api) -> None:
-    response = api.contribute(envelope(1), CONTENT_LENGTH=str(9 * 1024 * 1024))
+def test_it_refuses_a_declared_length_over_the_cap_before_reading(api: Api, settings: Any) -> None:
+    response = api.contribute(envelope(1), CONTENT_LENGTH=str(settings.INGEST_MAX_BODY_BYTES + 1))
 
     assert response.status_code == 413
 
 
-def test_it_refuses_more_than_twenty_thousand_rows_with_413(api: Api) -> None:
+def test_it_refuses_more_rows_than_the_cap_with_413(api: Api, settings: Any) -> None:
     body = envelope(1)
-    body["rows"] = [[]] * 20_001
+    body["rows"] = [[]] * (settings.INGEST_MAX_ROWS + 1)
 
     response = api.contribute(body)
 
     assert response.status_code == 413
-    assert "20000 rows" in response.json()["error"]
+    assert f"{settings.INGEST_MAX_ROWS} rows" in response.json()["error"]
     assert stored_counts() == (0, 0, 0)
 
 
-def test_it_accepts_exactly_twenty_thousand_rows(api: Api) -> None:
-    response = api.contribute(envelope(20_000))
+def test_it_stores_a_whole_history_of_a_hundred_thousand_rows_in_one_request(api: Api, settings: Any) -> None:
+    """The client sends every changed row at once and cannot split: the spec's floor is 100,000 rows."""
+    assert settings.INGEST_MAX_ROWS >= 100_000
+    body = envelope(100_000)
+    raw = json.dumps(body)
+    assert len(raw) <= settings.INGEST_MAX_BODY_BYTES
 
-    assert response.status_code == 202
-    assert response.json()["inserted"] == 20_000
+    response = api.contribute(raw)
+
+    assert response.status_code == 202, response.content[:300]
+    assert (response.json()["inserted"], response.json()["skipped"]) == (100_000, 0)
+    assert stored_counts() == (1, 100_000, 1)
+
+
+def test_it_answers_503_with_retry_after_while_the_process_holds_its_budget_of_large_bodies(
+    api: Api, settings: Any
+) -> None:
+    """Several big histories at once must not take a process down: beyond the budget they are told to wait."""
+    held = settings.INGEST_BODY_BYTES_IN_FLIGHT
+    assert body_budget.take(held)  # another large body being parsed in this process
+    try:
+        raw = json.dumps(envelope(1)) + " " * LARGE_BODY_BYTES
+        refused = api.contribute(raw)
+        small = api.contribute(envelope(2))  # an everyday send is not counted, so it still gets in
+    finally:
+        body_budget.give_back(held)
+    again = api.contribute(raw)
+
+    assert refused.status_code == 503 and int(refused["Retry-After"]) > 0
+    assert "large contributions" in refused.json()["error"]
+    assert small.status_code == 202
+    assert again.status_code == 202
+    assert stored_counts() == (2, 3, 2)
+    assert body_budget.held == 0
 
 
 def test_it_refuses_a_body_that_is_not_json_content_with_415(api: Api) -> None:

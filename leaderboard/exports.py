@@ -2,8 +2,8 @@
 
 After each publish the worker streams the stored cycles out of PostgreSQL with COPY (the readable
 words and c<number> pseudonyms are made by the query itself) through gzip into a temporary file
-under settings.EXPORT_DIR, then renames it to cycles-snapshot-<id>.csv.gz: a reader sees the whole
-file or none. Older snapshots' files are deleted then. A download in progress keeps reading a
+under settings.EXPORT_DIR, then renames it to cycles-snapshot-<id>-upto-c<n>.csv.gz: a reader sees
+the whole file or none. Older snapshots' files are deleted then. A download in progress keeps reading a
 deleted file (POSIX), so pruning never cuts one short.
 
 A file on disk rather than a PostgreSQL large object: the web process hands the open file to the
@@ -15,11 +15,16 @@ belongs to one database.
 Between a publish and its export being written, the previous snapshot's file is served (with
 its own snapshot id in X-Snapshot and the file name).
 
-A file's modification time is the moment its rows were read ("as of"). A contributor who
-retracts after that moment is in the file; the web process checks for such a retraction (one
-query) and answers 503 until the recompute the retraction queued has published a snapshot
-whose export leaves them out, so a retracted contributor's rows are never sent after the
-retraction commits.
+A file's modification time is the moment its rows were read ("as of"), and `n` in its name the
+highest contributor number once they were read: numbers are handed out in the transaction that
+stores a contributor's first cycles, so nobody numbered above n can be in the file. A numbered
+contributor up to n who retracts after "as of" may be in it; the web process checks for such a
+retraction (one query) and answers 503 until the file is written again without them: by the
+recompute the retraction queued, which rewrites the newest snapshot's file even when the pool
+it scores is unchanged (the file can hold cycles no snapshot saw yet). So a retracted
+contributor's rows are never sent after the retraction commits, and a retraction of someone
+the file cannot hold (a new install that contributed and retracted between two exports)
+refuses nothing.
 
 With the embedded default (SQLite, tasks in-process) the rows come through the ORM instead.
 """
@@ -40,7 +45,7 @@ from typing import IO, Any
 import pandas as pd
 from django.conf import settings
 from django.db import connection
-from django.db.models import Case, CharField, F, QuerySet, Value, When
+from django.db.models import Case, CharField, F, Max, QuerySet, Value, When
 from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
@@ -62,7 +67,9 @@ SHIP_STATUS_WORDS = {
 CYCLE_COLUMNS: tuple[str, ...] = ("contributor", *FACT_FIELDS)
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_FILE_NAME = re.compile(r"^cycles-snapshot-(\d+)\.csv\.gz$")
+_FILE_NAME = re.compile(r"^cycles-snapshot-(\d+)-upto-c(\d+)\.csv\.gz$")
+# Files written before the name carried the highest number: never served, deleted at the next export.
+_UNBOUNDED_NAME = re.compile(r"^cycles-snapshot-\d+\.csv\.gz$")
 _TEMP_PREFIX = ".cycles-snapshot-"
 # A temporary file this old belongs to a writer that died: removed at the next export.
 STALE_TEMP_SECONDS = 3600
@@ -72,12 +79,14 @@ FETCH_ROWS = 2000
 
 @dataclass(frozen=True)
 class Export:
-    """One written export: its snapshot, file, size and the moment its rows were read."""
+    """One written export: its snapshot, file, size, the moment its rows were read, and the highest
+    contributor number then (nobody numbered above it is in the file)."""
 
     snapshot_id: int
     path: Path
     size: int
     as_of_ns: int
+    highest_number: int
 
     @property
     def as_of(self) -> datetime:
@@ -93,8 +102,17 @@ def export_dir() -> Path:
     return Path(settings.EXPORT_DIR)
 
 
-def export_path(snapshot_id: int) -> Path:
-    return export_dir() / f"cycles-snapshot-{snapshot_id}.csv.gz"
+def export_path(snapshot_id: int, highest_number: int) -> Path:
+    return export_dir() / f"cycles-snapshot-{snapshot_id}-upto-c{highest_number}.csv.gz"
+
+
+def _written_files() -> list[tuple[int, int]]:
+    """(snapshot id, highest number) of every written export, newest first."""
+    try:
+        names = [entry.name for entry in os.scandir(export_dir())]
+    except FileNotFoundError:
+        return []
+    return sorted(((int(m[1]), int(m[2])) for m in map(_FILE_NAME.match, names) if m), reverse=True)
 
 
 def opened_export(newest_id: int) -> tuple[Export, IO[bytes]] | None:
@@ -102,30 +120,45 @@ def opened_export(newest_id: int) -> tuple[Export, IO[bytes]] | None:
     (the caller closes it); None when there is none yet.
 
     The newest snapshot's file is being written for a while after each publish: meanwhile the
-    previous snapshot's file is served (it says which snapshot it is). A file is opened before it
-    is measured, so one pruned in between is either whole or skipped.
+    previous snapshot's file is served (it says which snapshot it is). Of one snapshot's files, the
+    one read last (the highest number) is served. A file is opened before it is measured, so one
+    pruned in between is either whole or skipped.
     """
-    try:
-        names = [entry.name for entry in os.scandir(export_dir())]
-    except FileNotFoundError:
-        return None
-    ids = sorted((int(m.group(1)) for m in map(_FILE_NAME.match, names) if m), reverse=True)
-    for snapshot_id in ids:
+    for snapshot_id, highest_number in _written_files():
         if snapshot_id > newest_id:
             continue  # published a moment ago; this process will see it within a second
-        path = export_path(snapshot_id)
+        path = export_path(snapshot_id, highest_number)
         try:
             handle = path.open("rb")
         except FileNotFoundError:
             continue
         stat = os.fstat(handle.fileno())
-        return Export(snapshot_id=snapshot_id, path=path, size=stat.st_size, as_of_ns=stat.st_mtime_ns), handle
+        export = Export(
+            snapshot_id=snapshot_id,
+            path=path,
+            size=stat.st_size,
+            as_of_ns=stat.st_mtime_ns,
+            highest_number=highest_number,
+        )
+        return export, handle
     return None
 
 
+def newest_export(snapshot_id: int) -> Export | None:
+    """The export written for this very snapshot, if there is one."""
+    found = opened_export(snapshot_id)
+    if found is None:
+        return None
+    export, handle = found
+    handle.close()
+    return export if export.snapshot_id == snapshot_id else None
+
+
 def retracted_since(export: Export) -> bool:
-    """Whether a contributor who had cycles retracted after the export's rows were read."""
-    return Contributor.objects.filter(number__isnull=False, retracted_at__gte=export.as_of).exists()
+    """Whether a contributor the file may hold retracted after the export's rows were read."""
+    return Contributor.objects.filter(
+        number__isnull=False, number__lte=export.highest_number, retracted_at__gte=export.as_of
+    ).exists()
 
 
 # ---------------------------------------------------------------- writing (the worker)
@@ -135,35 +168,29 @@ def write_cycles_export(*, snapshot_id: int) -> Export | None:
     """Write the export of the newest snapshot once, then delete older snapshots' exports.
 
     None when a newer snapshot exists: its own export is queued. A file already written for this
-    snapshot (a redelivered task) is kept; one older than the snapshot (left by another database
-    in the same directory) is written anew.
+    snapshot (a redelivered task) is kept, unless someone it may hold retracted since, or it is
+    older than the snapshot (left by another database in the same directory): then it is written anew.
     """
     newest = Snapshot.objects.published().values_list("id", "created_at").first()
     if newest is None or newest[0] != snapshot_id:
         return None
-    directory = export_dir()
-    directory.mkdir(parents=True, exist_ok=True)
-    final = export_path(snapshot_id)
+    export_dir().mkdir(parents=True, exist_ok=True)
     published_ns = (newest[1] - EPOCH) // timedelta(microseconds=1) * 1000
-    if not final.exists() or final.stat().st_mtime_ns < published_ns:
+    written = newest_export(snapshot_id)
+    if written is None or written.as_of_ns < published_ns or retracted_since(written):
         started = time.perf_counter()
-        _write_file(final)
+        final = _write_file(snapshot_id=snapshot_id)
         seconds = time.perf_counter() - started
         log.info("export: wrote %s (%d bytes) in %.1f s", final.name, final.stat().st_size, seconds)
     prune_exports(keep=snapshot_id)
-    found = opened_export(snapshot_id)
-    if found is None:
-        return None
-    export, handle = found
-    handle.close()
-    return export if export.snapshot_id == snapshot_id else None
+    return newest_export(snapshot_id)
 
 
-def _write_file(final: Path) -> None:
+def _write_file(*, snapshot_id: int) -> Path:
     # Taken before the rows are read: a retraction committed after it may or may not be in the
     # file, and the web process treats it as not (see retracted_since).
     as_of = timezone.now()
-    temp = final.with_name(f"{_TEMP_PREFIX}{uuid.uuid4().hex}.tmp")
+    temp = export_dir() / f"{_TEMP_PREFIX}{uuid.uuid4().hex}.tmp"
     try:
         with temp.open("wb") as raw:
             # The name and time inside the gzip header are fixed: no temporary name leaks into the file.
@@ -175,21 +202,28 @@ def _write_file(final: Path) -> None:
                         zipped.write(line.encode())
             raw.flush()
             os.fsync(raw.fileno())
+        # Read once the rows are: whoever the file holds was numbered by then (see the module's note).
+        highest = Contributor.objects.aggregate(highest=Max("number"))["highest"] or 0
+        final = export_path(snapshot_id, highest)
         as_of_ns = (as_of - EPOCH) // timedelta(microseconds=1) * 1000  # exact: no float in between
         os.utime(temp, ns=(as_of_ns, as_of_ns))
         os.replace(temp, final)
     except BaseException:
         temp.unlink(missing_ok=True)
         raise
+    return final
 
 
 def prune_exports(*, keep: int) -> None:
-    """Delete the exports of snapshots older than `keep`, and temporary files left by dead writers."""
+    """Delete the exports of snapshots older than `keep` and the earlier files of `keep` itself, and
+    temporary files left by dead writers."""
     stale_before = time.time() - STALE_TEMP_SECONDS
+    kept = next((highest for snapshot_id, highest in _written_files() if snapshot_id == keep), None)
     for path in export_dir().iterdir():
         matched = _FILE_NAME.match(path.name)
         try:
-            if matched and int(matched.group(1)) < keep:
+            older = matched and (int(matched[1]) < keep or (int(matched[1]) == keep and int(matched[2]) != kept))
+            if older or _UNBOUNDED_NAME.match(path.name):
                 path.unlink(missing_ok=True)
                 log.info("export: deleted %s", path.name)
             elif path.name.startswith(_TEMP_PREFIX) and path.stat().st_mtime < stale_before:

@@ -113,6 +113,9 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
     previous = latest_snapshot()
     if not force and previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo:
         log.info("recompute: pool unchanged since snapshot %s", previous.id)
+        # Its file may still hold cycles retracted since: stored after this snapshot read the pool and
+        # before the file was read. Written again here, or the download would refuse until the pool changed.
+        exports.write_cycles_export(snapshot_id=previous.id)
         return None
     now = timezone.now()
     # Prepared once (sorted, labelled, judged) for both the scores and the enrichment.

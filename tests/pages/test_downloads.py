@@ -3,6 +3,7 @@ import gzip
 import io
 import os
 import re
+import uuid
 from pathlib import Path
 from typing import Any
 
@@ -10,12 +11,14 @@ import pytest
 from django.test import Client, RequestFactory
 from django.utils import timezone
 
-from ingest.models import Contributor, Cycle
+from ingest.models import Contributor, Cycle, install_hash
 from leaderboard import caching, downloads, exports, services, tasks, words
 from leaderboard.downloads import Unsatisfiable, requested_range
 from leaderboard.models import Snapshot
 from scoring.shapes import PAIRING_VIEWS
 from tests.cycles.stored import make_contributor, make_cycles
+from tests.cycles.wire import envelope
+from tests.ingest.conftest import CONTRIBUTE, Api
 
 FLOAT_COLUMNS = frozenset({"cost_usd", "active_hours", "step_seconds_median"})
 
@@ -145,6 +148,45 @@ def test_it_stops_serving_a_retracted_contributor_at_once_and_drops_them_from_th
     assert not old.path.exists(), "the old snapshot's file is deleted once the new one is written"
 
 
+def test_a_new_install_that_contributes_and_retracts_before_any_recompute_leaves_the_download_up(
+    demo_snapshot: Snapshot, client: Client
+) -> None:
+    """The file predates the install: nothing of it can be in there, so its retraction refuses nothing."""
+    export = exported(demo_snapshot)
+    install = uuid.uuid4()
+    contributed = Api(client).post(CONTRIBUTE, envelope(1, install=str(install)))
+    assert contributed.status_code == 202
+    assert Api(client).retract(str(install)).status_code == 200
+
+    served = client.get("/data/cycles.csv")
+
+    assert served.status_code == 200
+    assert served["ETag"] == export.etag
+    number = Contributor.objects.get(install_hash=install_hash(install)).number
+    assert number is not None and number > export.highest_number
+
+
+def test_a_retraction_the_file_holds_but_no_snapshot_saw_is_written_out_by_the_recompute_it_queues(
+    demo_snapshot: Snapshot, client: Client
+) -> None:
+    """Cycles stored after the snapshot's read but before its file's: the recompute finds the pool it scores
+    unchanged once they are retracted, and must still write the file again without them."""
+    install = uuid.uuid4()
+    assert Api(client).post(CONTRIBUTE, envelope(3, install=str(install))).status_code == 202
+    export = exported(demo_snapshot)  # the worker's export of the demo snapshot reads the new cycles too
+    pseudonym = Contributor.objects.get(install_hash=install_hash(install)).pseudonym
+    assert pseudonym in {row["contributor"] for row in downloaded_rows(client)}
+    assert Api(client).retract(str(install)).status_code == 200
+    assert client.get("/data/cycles.csv").status_code == 503
+
+    assert services.recompute_snapshot() is None  # the same pool as the demo snapshot scored
+
+    rows = downloaded_rows(client)
+    assert pseudonym not in {row["contributor"] for row in rows}
+    assert len(rows) == Cycle.objects.count() == demo_snapshot.cycles
+    assert exports.newest_export(demo_snapshot.id) != export  # the same snapshot's file, read again
+
+
 def test_it_leaves_out_cycles_of_retracted_contributors_still_stored(demo_snapshot: Snapshot, client: Client) -> None:
     # A retraction committed while the export query runs: its rows are filtered out by the query itself.
     retracted = Contributor.objects.get(number=2)
@@ -178,14 +220,14 @@ def test_it_writes_nothing_for_a_snapshot_that_is_no_longer_the_newest(demo_snap
     make_cycles(make_contributor(), count=40, seed=12)
     publish()
     assert exports.write_cycles_export(snapshot_id=demo_snapshot.id) is None
-    assert not exports.export_path(demo_snapshot.id).exists()
+    assert exports.newest_export(demo_snapshot.id) is None
 
 
 def test_it_writes_a_missing_export_on_the_beat_schedule(demo_snapshot: Snapshot, client: Client) -> None:
     # A worker that died between publishing and writing the export: the periodic task writes it.
     assert client.get("/data/cycles.csv").status_code == 503
     tasks.scheduled_recompute()  # the pool is unchanged, so nothing new is published
-    assert exports.export_path(demo_snapshot.id).exists()
+    assert exports.newest_export(demo_snapshot.id) is not None
     assert client.get("/data/cycles.csv")["X-Snapshot"] == str(demo_snapshot.id)
 
 
@@ -313,25 +355,25 @@ def test_it_states_the_snapshot_and_as_of_time(demo_snapshot: Snapshot, client: 
         assert f'href="{link}"' in html
 
 
-def written_peak(rows_per_contributor: int, contributors: int, directory: Path) -> tuple[int, int]:
+def written_peak(rows_per_contributor: int, contributors: int) -> tuple[int, int]:
     """(bytes written, peak bytes allocated) while writing one export file."""
     import tracemalloc
 
     for seed in range(contributors):
         make_cycles(make_contributor(), count=rows_per_contributor, seed=100 + seed)
-    target = directory / f"peak-{contributors}.csv.gz"
+    exports.export_dir().mkdir(parents=True, exist_ok=True)
     tracemalloc.start()
     try:
-        exports._write_file(target)
+        target = exports._write_file(snapshot_id=contributors)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     return target.stat().st_size, peak
 
 
-def test_it_keeps_memory_flat_while_writing_many_cycles(db: None, tmp_path: Path) -> None:
-    small_bytes, small_peak = written_peak(10_000, 1, tmp_path)
-    large_bytes, large_peak = written_peak(10_000, 3, tmp_path)  # 40,000 rows in all
+def test_it_keeps_memory_flat_while_writing_many_cycles(db: None) -> None:
+    small_bytes, small_peak = written_peak(10_000, 1)
+    large_bytes, large_peak = written_peak(10_000, 3)  # 40,000 rows in all
     assert large_bytes > 3 * small_bytes
     # Four times the rows, about the same memory: the rows go from the database through gzip to disk.
     assert large_peak < 1.25 * small_peak, (small_peak, large_peak)

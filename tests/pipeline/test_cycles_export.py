@@ -43,8 +43,9 @@ def test_it_has_the_worker_write_the_export_after_a_contribution(client: Client)
     assert len(rows) == 12
     assert {row["contributor"] for row in rows} == {"c1"}
     assert {row["role"] for row in rows} == {"build"}
+    # One file, the published snapshot's, named with the one contributor's number.
     assert [path.name for path in Path(settings.EXPORT_DIR).iterdir()] == [
-        f"cycles-snapshot-{download['X-Snapshot']}.csv.gz"
+        f"cycles-snapshot-{download['X-Snapshot']}-upto-c1.csv.gz"
     ]
 
 
@@ -62,8 +63,10 @@ def test_it_writes_the_export_in_process_with_the_embedded_default(tmp_path: Pat
     for command in (["migrate", "--no-input", "-v", "0"], ["load_demo", "--cycles", "300"]):
         subprocess.run([sys.executable, "manage.py", *command], cwd=REPO, env=env, check=True, capture_output=True)
     written = list(exports.iterdir())
-    assert [path.name for path in written] == ["cycles-snapshot-1.csv.gz"]
+    assert len(written) == 1
     rows = list(csv.DictReader(io.StringIO(gzip.decompress(written[0].read_bytes()).decode())))
     assert len(rows) == 300
+    # The file's name carries the highest contributor number it can hold.
+    assert written[0].name == f"cycles-snapshot-1-upto-c{max(int(row['contributor'][1:]) for row in rows)}.csv.gz"
     assert {row["ship_status"] for row in rows} <= {"judged", "pending", "unshippable"}
     assert all(row["contributor"].startswith("c") for row in rows)

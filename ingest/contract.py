@@ -179,11 +179,12 @@ def _number_column(low: float, high: float, places: int, *, none_marker: float |
             for index, raw in enumerate(column)
             if (type(raw) is not float and type(raw) is not int) or not (low <= raw <= high or raw == none_marker)
         ]
+        # "+ 0.0" stores a negative zero (JSON -0.0, or a small negative rounded) as 0: one value, one spelling.
         if bad:
             skipped = set(bad)
-            values = [None if index in skipped else float(round(raw, places)) for index, raw in enumerate(column)]
+            values = [None if index in skipped else round(raw, places) + 0.0 for index, raw in enumerate(column)]
             return values, [(index, message) for index in bad]
-        return [float(round(raw, places)) for raw in column], []
+        return [round(raw, places) + 0.0 for raw in column], []
 
     return check_column
 

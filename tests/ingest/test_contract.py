@@ -195,3 +195,16 @@ def test_it_builds_only_the_errors_it_lists_and_counts_the_rest() -> None:
     assert result.skipped == 2000
     assert len(result.row_errors) == 100 and result.row_errors.total == 4000
     assert [(e.row, e.col) for e in result.row_errors[:4]] == [(0, "u"), (0, "tabort"), (1, "u"), (1, "tabort")]
+
+
+@pytest.mark.parametrize("col", ["tcost", "thrs", "latmed"])
+def test_it_stores_a_negative_zero_as_zero(col: str) -> None:
+    """-0.0 is in range and valid JSON; stored as sent it would print as -0 in every download."""
+    body = envelope(1)
+    body["rows"][0][body["cols"].index(col)] = -0.0
+
+    result = validate(json.loads(json.dumps(body)))  # as the wire carries it: "-0.0"
+
+    assert result.is_valid and result.envelope is not None
+    value = result.envelope.row_dicts()[0][CONTRACT_TO_FIELD[col]]
+    assert value == 0 and str(value) == "0.0"

@@ -246,6 +246,7 @@ def words_context(snapshot: Published | None, *, contribution_url: str) -> dict[
             "columns": CONTRIBUTED_COLUMNS,
             "views_explained": [(VIEW_TITLES[key], text) for key, text in VIEW_EXPLANATIONS.items()],
             "min_contributors": settings.PUBLIC_LABEL_MIN_CONTRIBUTORS,
+            "min_tenure_hours": settings.PUBLIC_LABEL_MIN_TENURE_HOURS,
             "contribution_url": contribution_url,
         }
     )

@@ -52,9 +52,9 @@ from django.utils import timezone
 from ingest.columns import FACT_FIELDS
 from ingest.models import Contributor, Cycle
 from ingest.selectors import pool_cycles
-from leaderboard.labels import is_known_model
 from leaderboard.models import Snapshot
-from scoring.public_labels import EFFORT_COLUMNS, KNOWN_EFFORTS, MODEL_COLUMNS, NAME_PAIR, OTHER_LABEL, names_to_show
+from leaderboard.public_names import counted_contributors, name_decisions, public_name_rule
+from scoring.public_labels import NAME_PAIR, OTHER_LABEL
 
 log = logging.getLogger(__name__)
 
@@ -232,27 +232,25 @@ def prune_exports(*, keep: int) -> None:
             continue  # another worker pruned it first
 
 
-def shown_names() -> tuple[set[str], set[str]]:
-    """The model and effort names the export may show, by the public-label rule the rankings follow."""
+def shown_names() -> dict[str, set[str]]:
+    """The names each published column of the export may show, by the public-label rule the rankings follow."""
     pool = pool_cycles()
-
-    def pairs(columns: tuple[str, ...]) -> pd.DataFrame:
+    rule = public_name_rule(counted=counted_contributors(), decisions=name_decisions())
+    shown: dict[str, set[str]] = {}
+    for kind in rule.kinds:
         found = [
             pd.DataFrame(list(pool.values_list("contributor_id", column).distinct()), columns=NAME_PAIR)
-            for column in columns
+            for column in kind.columns
         ]
-        return pd.concat(found, ignore_index=True) if found else pd.DataFrame(columns=NAME_PAIR)
-
-    threshold = settings.PUBLIC_LABEL_MIN_CONTRIBUTORS
-    models = names_to_show(pairs(MODEL_COLUMNS), is_known=is_known_model, min_contributors=threshold)
-    efforts = names_to_show(pairs(EFFORT_COLUMNS), is_known=KNOWN_EFFORTS.__contains__, min_contributors=threshold)
-    return models, efforts
+        names = rule.names_to_show(pd.concat(found, ignore_index=True), kind)
+        shown |= dict.fromkeys(kind.columns, names)
+    return shown
 
 
 def export_rows() -> "QuerySet[Cycle, tuple[Any, ...]]":
     """The export's rows, CYCLE_COLUMNS in order: the cycles of the pool (as the rankings count them),
     c<number> pseudonyms, words for codes, and names no ranking may show as (other)."""
-    models, efforts = shown_names()
+    names_shown = shown_names()
 
     def words(field: str, mapping: dict[Any, str]) -> Case:
         return Case(
@@ -269,10 +267,8 @@ def export_rows() -> "QuerySet[Cycle, tuple[Any, ...]]":
             expressions[f"x_{name}"] = words(name, ROLE_WORDS)
         elif name == "ship_status":
             expressions[f"x_{name}"] = words(name, SHIP_STATUS_WORDS)
-        elif name in MODEL_COLUMNS:
-            expressions[f"x_{name}"] = shown(name, models)
-        elif name in EFFORT_COLUMNS:
-            expressions[f"x_{name}"] = shown(name, efforts)
+        elif name in names_shown:
+            expressions[f"x_{name}"] = shown(name, names_shown[name])
     names = [f"x_{name}" if f"x_{name}" in expressions else name for name in CYCLE_COLUMNS]
     return pool_cycles().annotate(**expressions).order_by("id").values_list(*names)
 

@@ -29,6 +29,9 @@ class Snapshot(models.Model):
     # {view: {label: [scoreAdj per bootstrap resample]}} of the ranked groups, so a comparison needs no bootstrap
     # of its own. Only the newest snapshot keeps them (publishing empties the older ones').
     samples = models.JSONField(default=dict)
+    # The operator's decisions on names the snapshot was made with ({name: shown}): its day windows fold the
+    # same names. Never published (a denied name is what it hides).
+    name_decisions = models.JSONField(default=dict)
 
     objects = SnapshotQuerySet.as_manager()
 
@@ -65,3 +68,21 @@ class GroupScore(models.Model):
 
     def __str__(self) -> str:
         return f"{self.view}/{self.label}@{self.snapshot_id}"
+
+
+class NameDecision(models.Model):
+    """An operator's decision on one published name (manage.py public_names): shown at once, or never.
+
+    It applies to the name in every column that publishes names (models, efforts, providers,
+    harnesses, versions); the next recompute and export follow it.
+    """
+
+    name = models.CharField(max_length=200, unique=True)
+    shown = models.BooleanField()
+    decided_at = models.DateTimeField()
+
+    class Meta:
+        ordering = ["name"]
+
+    def __str__(self) -> str:
+        return f"{self.name}: {'allowed' if self.shown else 'denied'}"

@@ -14,8 +14,8 @@ from django.db.models.fields.json import KeyTransform
 
 from core.times import iso_z
 from ingest.selectors import pool_cycles
-from leaderboard.labels import is_known_model
 from leaderboard.models import GroupScore, Snapshot
+from leaderboard.public_names import NameDecisions, counted_contributor, name_decisions, public_name_rule
 from scoring import CYCLE_COLUMNS, ScoringConfig
 from scoring.public_labels import fold_unshown_names
 
@@ -91,9 +91,19 @@ def stored_samples(snapshot_id: int, view: str, label_a: str, label_b: str) -> t
     return found if found is not None else (None, None)
 
 
+# Beside FRAME_COLUMNS, read in the same query: whether the cycle's contributor counts toward a name.
+_COUNTED = "x_counted"
+
+
 def _cycles_sql(*, since: dt.date | None, until: dt.date | None) -> tuple[str, tuple[Any, ...]]:
-    """The one query of the scoring input, as SQL and parameters: the ingest's pool, FRAME_COLUMNS in order."""
-    return pool_cycles(since=since, until=until).values_list(*FRAME_COLUMNS).query.sql_with_params()
+    """The one query of the scoring input, as SQL and parameters: the ingest's pool, FRAME_COLUMNS in order,
+    then _COUNTED."""
+    return (
+        pool_cycles(since=since, until=until)
+        .annotate(**{_COUNTED: counted_contributor("contributor__")})
+        .values_list(*FRAME_COLUMNS, _COUNTED)
+        .query.sql_with_params()
+    )
 
 
 def _typed_frame(frame: pd.DataFrame) -> pd.DataFrame:
@@ -109,8 +119,12 @@ def _typed_frame(frame: pd.DataFrame) -> pd.DataFrame:
     return frame
 
 
-def cycles_frame(*, since: dt.date | None = None, until: dt.date | None = None) -> pd.DataFrame:
+def cycles_frame(
+    *, since: dt.date | None = None, until: dt.date | None = None, decisions: NameDecisions | None = None
+) -> pd.DataFrame:
     """Every cycle in the pool, in one query, with the names no ranking may show folded into "(other)".
+
+    `decisions`: the operator's on names, as the snapshot a window belongs to was made with; read when None.
 
     On PostgreSQL the rows come through COPY as CSV, which pandas parses far faster than
     Python tuples; elsewhere (the embedded SQLite default) through a plain cursor.
@@ -129,25 +143,26 @@ def cycles_frame(*, since: dt.date | None = None, until: dt.date | None = None) 
                 for block in copy:
                     buffer.write(block)
             buffer.seek(0)
-            dtypes = {name: str for name in _TEXT_COLUMNS}
+            dtypes = {name: str for name in (*_TEXT_COLUMNS, _COUNTED)}
             # Named by position: the query selects FRAME_COLUMNS in order (the header says contributor_id).
             frame = pd.read_csv(
                 buffer,
                 header=0,
-                names=list(FRAME_COLUMNS),
+                names=[*FRAME_COLUMNS, _COUNTED],
                 dtype=dtypes,
                 keep_default_na=False,  # type: ignore[arg-type]
             )
             if frame.empty:
-                frame = pd.DataFrame({name: pd.Series(dtype="object") for name in FRAME_COLUMNS})
+                frame = pd.DataFrame({name: pd.Series(dtype="object") for name in (*FRAME_COLUMNS, _COUNTED)})
+            counted_rows = frame[_COUNTED] == "t"
         else:
             cursor.execute(sql, params)
-            frame = pd.DataFrame.from_records(cursor.fetchall(), columns=list(FRAME_COLUMNS))
-    return fold_unshown_names(
-        _typed_frame(frame[list(FRAME_COLUMNS)]),
-        is_known_model=is_known_model,
-        min_contributors=settings.PUBLIC_LABEL_MIN_CONTRIBUTORS,
-    )
+            frame = pd.DataFrame.from_records(cursor.fetchall(), columns=[*FRAME_COLUMNS, _COUNTED])
+            counted_rows = frame[_COUNTED].astype(bool)
+    cycles = _typed_frame(frame[list(FRAME_COLUMNS)])
+    counted = frozenset(cycles.loc[counted_rows, "contributor"].unique().tolist())
+    rule = public_name_rule(counted=counted, decisions=name_decisions() if decisions is None else decisions)
+    return fold_unshown_names(cycles, rule)
 
 
 def cycles_fingerprint(frame: pd.DataFrame, config: ScoringConfig) -> str:

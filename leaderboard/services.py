@@ -15,8 +15,9 @@ from ingest.models import Contributor
 from ingest.throttles import ThrottleUnavailableError, admit
 from leaderboard import caching, exports, soft_cache
 from leaderboard.coordination import coordinator, exclusive
-from leaderboard.models import GroupScore, Snapshot
+from leaderboard.models import GroupScore, NameDecision, Snapshot
 from leaderboard.presenters import number
+from leaderboard.public_names import name_decisions
 from leaderboard.selectors import (
     cycles_fingerprint,
     cycles_frame,
@@ -105,7 +106,8 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
     """
     started = time.perf_counter()
     config = scoring_config()
-    frame = cycles_frame()
+    decisions = name_decisions()
+    frame = cycles_frame(decisions=decisions)
     log.info("recompute: loaded %d cycles", len(frame))
     fingerprint = cycles_fingerprint(frame, config)
     demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
@@ -128,7 +130,13 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
     )  # B3 and rank stability; never raises, says what it could not do
     log.info("recompute: scored in %.1f s", time.perf_counter() - started)
     snapshot = _publish(
-        document=document, samples=samples, frame_rows=len(frame), fingerprint=fingerprint, is_demo=is_demo, now=now
+        document=document,
+        samples=samples,
+        frame_rows=len(frame),
+        fingerprint=fingerprint,
+        is_demo=is_demo,
+        decisions=decisions,
+        now=now,
     )
     snapshot.compute_seconds = time.perf_counter() - started
     Snapshot.objects.filter(id=snapshot.id).update(compute_seconds=snapshot.compute_seconds)
@@ -137,7 +145,14 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
 
 
 def _publish(
-    *, document: dict[str, Any], samples: Samples, frame_rows: int, fingerprint: str, is_demo: bool, now: Any
+    *,
+    document: dict[str, Any],
+    samples: Samples,
+    frame_rows: int,
+    fingerprint: str,
+    is_demo: bool,
+    decisions: dict[str, bool],
+    now: Any,
 ) -> Snapshot:
     meta = document.get("meta", {})
     with transaction.atomic():
@@ -150,6 +165,7 @@ def _publish(
             is_demo=is_demo,
             document=document,
             samples=samples,
+            name_decisions=decisions,
         )
         # Pages compare on the newest snapshot only; older samples would only take space.
         Snapshot.objects.exclude(id=snapshot.id).exclude(samples={}).update(samples={})
@@ -300,7 +316,7 @@ def scoped_document(
         if not _window_lock.acquire(blocking=False):
             raise WindowBusy from None
     try:
-        frame = cycles_frame(since=since, until=until)
+        frame = cycles_frame(since=since, until=until, decisions=snapshot.name_decisions)
         config = scoring_config()
         document = score_pool(frame, config, since=since, until=until, generated=iso_z(snapshot.created_at)).document
         enrich_document(document, frame, config, since=since, until=until)
@@ -357,3 +373,20 @@ def score_difference(
         # The stored cycles changed since the snapshot (a retraction): say so rather than fail.
         log.info("compare: %s or %s is no longer ranked in %s", group_a["label"], group_b["label"], view)
         return None
+
+
+def public_name_decide(*, name: str, shown: bool) -> NameDecision:
+    """An operator allows a published name at once or denies it for good; the next recompute applies it."""
+    decision, _ = NameDecision.objects.update_or_create(
+        name=name, defaults={"shown": shown, "decided_at": timezone.now()}
+    )
+    transaction.on_commit(owe_a_recompute, robust=True)
+    return decision
+
+
+def public_name_forget(*, name: str) -> bool:
+    """Drop the operator's decision on a name (the public-label rule decides again); whether there was one."""
+    deleted, _ = NameDecision.objects.filter(name=name).delete()
+    if deleted:
+        transaction.on_commit(owe_a_recompute, robust=True)
+    return bool(deleted)

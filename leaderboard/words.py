@@ -99,8 +99,8 @@ WINDOW_TITLES: Final[dict[str, str]] = {"all": "All time", "90": "90 days", "30"
 def other_words(min_contributors: int) -> str:
     """What the pooled "(other)" label stands for, in one sentence."""
     return (
-        f"{OTHER_LABEL} pools the models and efforts that fewer than {min_contributors} contributors sent and "
-        "no maintained list of models knows; their cycles count under that name."
+        f"{OTHER_LABEL} pools the names that fewer than {min_contributors} contributors sent and "
+        "no maintained list knows; their cycles count under that name."
     )
 
 

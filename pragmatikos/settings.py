@@ -190,9 +190,12 @@ DATA_UPLOAD_MAX_MEMORY_SIZE = INGEST_MAX_BODY_BYTES + 1024
 SCORING_RESAMPLES = envint("SCORING_RESAMPLES", 200)
 SCORING_SEED = envint("SCORING_SEED", 20260909)
 SCORING_FAMILY_PATTERN = envstr("SCORING_FAMILY_PATTERN", "")
-# A model or effort name is shown only when this many contributors sent it, or a maintained list
-# knows it; others are pooled as "(other)" (scoring/public_labels.py).
+# A published name (model, effort, provider, harness, version) is shown only when this many counted
+# contributors sent it, a maintained list knows it or an operator allowed it; others are pooled as
+# "(other)" (scoring/public_labels.py, leaderboard/public_names.py). A contributor counts once seen on
+# two occasions this many hours apart: install ids cost nothing, time does.
 PUBLIC_LABEL_MIN_CONTRIBUTORS = envint("PUBLIC_LABEL_MIN_CONTRIBUTORS", 2)
+PUBLIC_LABEL_MIN_TENURE_HOURS = envint("PUBLIC_LABEL_MIN_TENURE_HOURS", 24)
 # Day windows not yet computed: how many compute at once (each client one at a time), and how many
 # new ones one client address may ask for.
 WINDOW_SLOTS = envint("WINDOW_SLOTS", 2)

@@ -1,15 +1,22 @@
-"""Which names a ranking may show: known ones, or ones that enough contributors sent.
+"""Which names a ranking or a download may show: known ones, or ones that enough contributors sent.
 
-A label is any free-text name a client sends (a model, an effort). One contributor can send any
-token that passes the privacy checks, and it would show on the front page as a ranked model. So a
-name is shown only when it is known (a maintained list of models, e.g. genai-prices) or at least
-`min_contributors` distinct contributors sent it; every other name is folded into OTHER_LABEL
-before scoring, and its cycles still count, under that name.
+A name is any free text a client sends and the service publishes: a model, an effort, a provider,
+a harness and its version. One contributor can send any token that passes the privacy checks (an
+organisation's gateway, an internal harness), and it would be published verbatim. So a name is
+shown only when an operator allowed it, or it is known (a maintained list, e.g. genai-prices, or a
+shape no one can hide a name in), or at least `min_contributors` distinct counted contributors
+sent it; an operator's denial hides any name. Every other name is folded into OTHER_LABEL, and its
+cycles still count, under that name.
+
+Which contributors count is the caller's to say (`NameRule.counted`): random install ids cost
+nothing, so the service counts only contributors it has seen on occasions a day apart.
 
 Pure: pandas and numpy, no Django.
 """
 
+import re
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Final
 
 import pandas as pd
@@ -17,51 +24,81 @@ import pandas as pd
 OTHER_LABEL: Final = "(other)"
 MODEL_COLUMNS: Final = ("model", "planner_model", "builder_model")
 EFFORT_COLUMNS: Final = ("effort", "planner_effort", "builder_effort")
+PROVIDER_COLUMNS: Final = ("provider", "planner_provider", "builder_provider")
+HARNESS_COLUMNS: Final = ("harness",)
+HARNESS_VERSION_COLUMNS: Final = ("harness_version",)
 # The columns of a frame of (contributor, name) pairs.
 NAME_PAIR: Final = ["contributor", "name"]
 # Efforts the agents name themselves; any other effort needs its contributors like a model does.
 KNOWN_EFFORTS: Final = frozenset(
     {"", "default", "none", "minimal", "low", "medium", "high", "xhigh", "max", "auto", "thinking", "fast"}
 )
+# A release number, with at most a pre-release word of the usual ones: `9.9.9-contosoprod` is not one.
+_RELEASE = re.compile(
+    r"v?[0-9]{1,6}(?:\.[0-9]{1,6}){0,3}(?:-(?:alpha|beta|rc|pre|preview|dev|canary|nightly)\.?[0-9]*)?"
+)
 
 
-def public_names(
-    cycles: pd.DataFrame, columns: tuple[str, ...], *, is_known: Callable[[str], bool], min_contributors: int
-) -> set[str]:
-    """The names in `columns` that may be shown: known, or sent by at least min_contributors contributors."""
-    present = [column for column in columns if column in cycles.columns]
-    if not present or cycles.empty:
-        return set()
-    # (contributor, name) pairs, made distinct per column first: a million cycles hold a few thousand.
-    pairs = pd.concat(
-        [cycles[["contributor", column]].drop_duplicates().set_axis(NAME_PAIR, axis=1) for column in present],
-        ignore_index=True,
-    )
-    return names_to_show(pairs, is_known=is_known, min_contributors=min_contributors)
+def is_release_number(name: str) -> bool:
+    """Whether a version is a plain release number (nothing a name could hide in)."""
+    return _RELEASE.fullmatch(name) is not None
 
 
-def names_to_show(pairs: pd.DataFrame, *, is_known: Callable[[str], bool], min_contributors: int) -> set[str]:
-    """The names of (contributor, name) pairs that may be shown: known, or sent by enough contributors."""
-    senders = pairs.drop_duplicates().groupby("name", sort=False).size()
-    return {
-        str(name) for name, count in senders.items() if name == "" or count >= min_contributors or is_known(str(name))
-    }
+@dataclass(frozen=True)
+class NameKind:
+    """The published columns that hold one kind of name, and which of its names are known."""
+
+    columns: tuple[str, ...]
+    is_known: Callable[[str], bool]
 
 
-def fold_unshown_names(
-    cycles: pd.DataFrame, *, is_known_model: Callable[[str], bool], min_contributors: int
-) -> pd.DataFrame:
-    """The cycles with every model and effort name that may not be shown replaced by OTHER_LABEL.
+@dataclass(frozen=True)
+class NameRule:
+    """Which names of each kind may be shown."""
+
+    kinds: tuple[NameKind, ...]
+    min_contributors: int
+    # The contributors whose sending counts toward min_contributors; None: every contributor.
+    counted: frozenset[int] | None = None
+    # An operator's decisions: allowed names show at once, denied ones never (known or not).
+    allowed: frozenset[str] = frozenset()
+    denied: frozenset[str] = frozenset()
+
+    def names_to_show(self, pairs: pd.DataFrame, kind: NameKind) -> set[str]:
+        """The names of (contributor, name) pairs of `kind` that may be shown."""
+        names = set(pairs["name"].unique())
+        counted = pairs if self.counted is None else pairs[pairs["contributor"].isin(self.counted)]
+        senders = counted.drop_duplicates().groupby("name", sort=False).size()
+        enough = {str(name) for name, count in senders.items() if count >= self.min_contributors}
+        return {
+            str(name)
+            for name in names
+            if name == ""
+            or (name not in self.denied and (name in self.allowed or name in enough or kind.is_known(str(name))))
+        }
+
+    def shown_in(self, cycles: pd.DataFrame, kind: NameKind) -> set[str]:
+        """The names in the frame's columns of `kind` that may be shown."""
+        present = [column for column in kind.columns if column in cycles.columns]
+        if not present or cycles.empty:
+            return set()
+        # (contributor, name) pairs, made distinct per column first: a million cycles hold a few thousand.
+        pairs = pd.concat(
+            [cycles[["contributor", column]].drop_duplicates().set_axis(NAME_PAIR, axis=1) for column in present],
+            ignore_index=True,
+        )
+        return self.names_to_show(pairs, kind)
+
+
+def fold_unshown_names(cycles: pd.DataFrame, rule: NameRule) -> pd.DataFrame:
+    """The cycles with every name that may not be shown replaced by OTHER_LABEL.
 
     The frame given is returned as it is when every name may be shown, else a copy.
     """
-    shown_models = public_names(cycles, MODEL_COLUMNS, is_known=is_known_model, min_contributors=min_contributors)
-    shown_efforts = public_names(
-        cycles, EFFORT_COLUMNS, is_known=KNOWN_EFFORTS.__contains__, min_contributors=min_contributors
-    )
     folded: dict[str, pd.Series] = {}
-    for columns, shown in ((MODEL_COLUMNS, shown_models), (EFFORT_COLUMNS, shown_efforts)):
-        for column in columns:
+    for kind in rule.kinds:
+        shown = rule.shown_in(cycles, kind)
+        for column in kind.columns:
             if column in cycles.columns:
                 keep = cycles[column].isin(shown)
                 if not keep.all():

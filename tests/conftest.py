@@ -17,10 +17,11 @@ def _fresh_cache() -> None:
 
 @pytest.fixture(autouse=True)
 def _every_name_shown(request: pytest.FixtureRequest, settings: Any) -> None:
-    """Tests name invented models sent by one contributor; only the tests of the public-label rule
-    (marked public_labels) run with the production threshold of 2 contributors."""
+    """Tests name invented models sent by one new contributor; only the tests of the public-label rule
+    (marked public_labels) run with the production rule: 2 contributors, each seen a day apart."""
     if request.node.get_closest_marker("public_labels") is None:
         settings.PUBLIC_LABEL_MIN_CONTRIBUTORS = 1
+        settings.PUBLIC_LABEL_MIN_TENURE_HOURS = 0
 
 
 @pytest.fixture(autouse=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Iterable, Mapping
+from datetime import timedelta
 from typing import Any
 
 from django.utils import timezone
@@ -13,11 +14,14 @@ from ingest.services import store_made_cycles
 from tests.cycles import drawn_cycles
 
 
-def make_contributor(*, install: uuid.UUID | None = None, demo: bool = False) -> Contributor:
-    """A contributor; `demo` makes one like load_demo's, whose cycles count only while no real ones exist."""
+def make_contributor(
+    *, install: uuid.UUID | None = None, demo: bool = False, seen_for: timedelta = timedelta(0)
+) -> Contributor:
+    """A contributor; `demo` makes one like load_demo's, whose cycles count only while no real ones exist;
+    `seen_for` is how long ago it first contributed (its latest contribution is now)."""
     now = timezone.now()
     return Contributor.objects.create(
-        install_hash=install_hash(install or uuid.uuid4()), first_seen=now, last_seen=now, is_demo=demo
+        install_hash=install_hash(install or uuid.uuid4()), first_seen=now - seen_for, last_seen=now, is_demo=demo
     )
 
 

@@ -1,8 +1,18 @@
 """The public-label rule: a name shows when it is known or enough contributors sent it (pure, by hand)."""
 
 import pandas as pd
+import pytest
 
-from scoring.public_labels import OTHER_LABEL, fold_unshown_names, public_names
+from scoring.public_labels import (
+    EFFORT_COLUMNS,
+    KNOWN_EFFORTS,
+    MODEL_COLUMNS,
+    OTHER_LABEL,
+    NameKind,
+    NameRule,
+    fold_unshown_names,
+    is_release_number,
+)
 
 
 def frame(rows: list[tuple[int, str, str, str, str]]) -> pd.DataFrame:
@@ -26,6 +36,15 @@ def known(name: str) -> bool:
     return name in {"claude-opus-4.7"}
 
 
+MODELS = NameKind(MODEL_COLUMNS, known)
+ONLY_MODEL = NameKind(("model",), known)
+EFFORTS = NameKind(EFFORT_COLUMNS, KNOWN_EFFORTS.__contains__)
+
+
+def rule(**changes: object) -> NameRule:
+    return NameRule(**{"kinds": (MODELS, EFFORTS), "min_contributors": 2, **changes})  # type: ignore[arg-type]
+
+
 def test_it_shows_a_name_two_contributors_sent_or_a_known_one_and_nothing_else() -> None:
     cycles = frame(
         [
@@ -38,7 +57,7 @@ def test_it_shows_a_name_two_contributors_sent_or_a_known_one_and_nothing_else()
         ]
     )
 
-    shown = public_names(cycles, ("model",), is_known=known, min_contributors=2)
+    shown = rule().shown_in(cycles, ONLY_MODEL)
 
     assert shown == {"claude-opus-4.7", "qwen3:32b"}
 
@@ -47,9 +66,7 @@ def test_it_counts_a_contributor_once_whichever_column_names_the_model() -> None
     # Contributor 1 names it as a planner, contributor 2 as the session's model: two senders.
     cycles = frame([(1, "gpt-6", "secret-model", "", ""), (2, "secret-model", "", "", "")])
 
-    assert "secret-model" in public_names(
-        cycles, ("model", "planner_model", "builder_model"), is_known=known, min_contributors=2
-    )
+    assert "secret-model" in rule().shown_in(cycles, MODELS)
 
 
 def test_it_folds_every_other_name_into_other_and_keeps_the_cycles() -> None:
@@ -61,7 +78,7 @@ def test_it_folds_every_other_name_into_other_and_keeps_the_cycles() -> None:
         ]
     )
 
-    folded = fold_unshown_names(cycles, is_known_model=known, min_contributors=2)
+    folded = fold_unshown_names(cycles, rule())
 
     assert len(folded) == 3
     assert list(folded["planner_model"]) == [OTHER_LABEL, "", ""]
@@ -73,4 +90,37 @@ def test_it_folds_every_other_name_into_other_and_keeps_the_cycles() -> None:
 def test_it_returns_the_same_frame_when_every_name_may_be_shown() -> None:
     cycles = frame([(1, "claude-opus-4.7", "", "high", ""), (2, "claude-opus-4.7", "", "high", "")])
 
-    assert fold_unshown_names(cycles, is_known_model=known, min_contributors=2) is cycles
+    assert fold_unshown_names(cycles, rule()) is cycles
+
+
+def test_only_counted_contributors_unlock_a_name() -> None:
+    # Two senders, but only contributor 1 is counted (seen a day apart): one is not enough.
+    cycles = frame([(1, "qwen3:32b", "", "", ""), (2, "qwen3:32b", "", "", ""), (3, "gpt-7", "", "", "")])
+
+    assert rule(counted=frozenset({1})).shown_in(cycles, ONLY_MODEL) == set()
+    assert rule(counted=frozenset({1, 2})).shown_in(cycles, ONLY_MODEL) == {"qwen3:32b"}
+
+
+def test_an_operator_allows_a_name_at_once_and_denies_even_a_known_one() -> None:
+    cycles = frame([(1, "claude-opus-4.7", "", "", ""), (1, "house-model", "", "", ""), (1, "", "", "", "")])
+
+    shown = rule(allowed=frozenset({"house-model"}), denied=frozenset({"claude-opus-4.7", ""}))
+
+    assert shown.shown_in(cycles, ONLY_MODEL) == {"house-model", ""}, "the empty value is never denied"
+
+
+@pytest.mark.parametrize(
+    ("version", "plain"),
+    [
+        ("1.14.2", True),
+        ("0.128.0", True),
+        ("2.1.3-beta.2", True),
+        ("v1.0", True),
+        ("", False),
+        ("9.9.9-contosoprod", False),
+        ("1.2.3+acme", False),
+        ("prod", False),
+    ],
+)
+def test_a_release_number_is_known_and_anything_else_in_a_version_is_a_name(version: str, plain: bool) -> None:
+    assert is_release_number(version) is plain

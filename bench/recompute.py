@@ -62,10 +62,12 @@ GROUP BY planner_model, builder_model
 def generate(conn: psycopg.Connection, cycles: int, contributors: int, seed: int) -> None:
     rng = random.Random(seed)
     now = "2026-11-01T00:00:00Z"
+    # Contributors who have sent for months: they count for the public-label rule, as a real pool's do.
+    first_seen = "2026-08-01T00:00:00Z"
     with conn.cursor() as cur:
         with cur.copy("COPY ingest_contributor (id, install_hash, first_seen, last_seen) FROM STDIN") as copy:
             for c in range(1, contributors + 1):
-                copy.write_row((c, f"{rng.getrandbits(256):064x}", now, now))
+                copy.write_row((c, f"{rng.getrandbits(256):064x}", first_seen, now))
         cur.execute("SELECT setval('ingest_contributor_id_seq', %s)", (contributors,))
         columns = (
             "contributor_id cycle_key day model provider role planner_model planner_provider builder_model "

@@ -32,7 +32,9 @@ def child_database_env() -> dict[str, str]:
     env = dict(os.environ)
     env.update(DATABASE_URL=url, REDIS_URL=settings.REDIS_URL, SECRET_KEY=settings.SECRET_KEY, PYTHONUNBUFFERED="1")
     env["INSTALL_HASH_KEY"] = settings.INSTALL_HASH_KEY
+    # The public-label rule as this test runs it (tests/conftest.py), in the worker too.
     env["PUBLIC_LABEL_MIN_CONTRIBUTORS"] = str(settings.PUBLIC_LABEL_MIN_CONTRIBUTORS)
+    env["PUBLIC_LABEL_MIN_TENURE_HOURS"] = str(settings.PUBLIC_LABEL_MIN_TENURE_HOURS)
     env["EXPORT_DIR"] = str(settings.EXPORT_DIR)
     return env
 

@@ -16,12 +16,12 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from datetime import datetime
 from pathlib import Path
 from typing import Final
 
 from pragmatikos_recorder.canonical import provider_of
+from pragmatikos_recorder.git_ship import _git
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, is_verify_command
 
 HARNESS: Final = "aider"
@@ -58,16 +58,10 @@ def find_logs(root: Path, max_depth: int = 6) -> list[Path]:
 
 
 def _commit_time(repo: Path, commit: str) -> datetime | None:
+    out = _git(repo, "show", "-s", "--format=%ct", commit)
     try:
-        out = subprocess.run(  # noqa: S603 -- fixed argv, no shell
-            ["git", "-C", str(repo), "show", "-s", "--format=%ct", commit],  # noqa: S607
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-        return datetime.fromtimestamp(int(out)).astimezone()
-    except (subprocess.SubprocessError, OSError, ValueError):
+        return datetime.fromtimestamp(int(out or "")).astimezone()
+    except (ValueError, OverflowError, OSError):
         return None
 
 

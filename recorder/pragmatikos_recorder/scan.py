@@ -10,7 +10,7 @@ from typing import Final
 
 from pragmatikos_recorder import aider, claude_code, codex
 from pragmatikos_recorder.cycles import Cycle, cycle_facts
-from pragmatikos_recorder.git_ship import ShipJudge
+from pragmatikos_recorder.git_ship import ShipJudge, only_under
 from pragmatikos_recorder.progress import Progress
 from pragmatikos_recorder.session import Session
 
@@ -57,22 +57,24 @@ def scan(
     now: datetime | None = None,
     progress: bool = True,
 ) -> list[Cycle]:
+    """Every harness's logs under `roots` as cycles; git reads only repositories under `roots`."""
     now = now or datetime.now(UTC)
     oldest = now - timedelta(days=since_days) if since_days is not None else None
-    found = [(path, parser) for harness in harnesses for path, parser in _paths(harness, roots)]
-    bar = Progress(len(found), "reading logs") if progress else None
-    judge = ShipJudge(now)
     cycles: list[Cycle] = []
-    for path, parser in found:
-        for session in parser(path):
-            last = _last_time(session)
-            if oldest is not None and (last is None or last < oldest):
-                continue
-            cycles.extend(cycle_facts(session, judge))
+    with only_under((roots.claude, roots.codex, roots.aider)):
+        found = [(path, parser) for harness in harnesses for path, parser in _paths(harness, roots)]
+        bar = Progress(len(found), "reading logs") if progress else None
+        judge = ShipJudge(now)
+        for path, parser in found:
+            for session in parser(path):
+                last = _last_time(session)
+                if oldest is not None and (last is None or last < oldest):
+                    continue
+                cycles.extend(cycle_facts(session, judge))
+            if bar:
+                bar.advance()
         if bar:
-            bar.advance()
-    if bar:
-        bar.close()
+            bar.close()
     return cycles
 
 

@@ -54,6 +54,7 @@ NEUTRAL_CONFIG: Final = (
     "core.askPass=",
     "credential.helper=",  # an empty value clears the list of helpers
     "protocol.allow=never",  # a partial clone fetches missing objects through a remote's program
+    "core.quotePath=false",
     "i18n.logOutputEncoding=UTF-8",
     "color.ui=never",
     "gc.auto=0",
@@ -226,10 +227,11 @@ class ShipJudge:
     def _read_commits(self, repo: Path) -> list[Commit]:
         # `git config` exits 1 when the key is unset: then every author counts, as before.
         email = (_git(repo, "config", "user.email") or "").strip().lower()
-        log = _git(repo, "log", "--all", "--no-merges", "--format=%x1e%ct%x1f%ae", "--name-only")
+        # -z: file names as they are (a name with a newline, a tab or a quote is otherwise quoted).
+        log = _git(repo, "log", "--all", "--no-merges", "-z", "--format=%x1e%ct%x1f%ae", "--name-only")
         commits = []
         for record in (log or "").split("\x1e")[1:]:
-            header, _, names = record.partition("\n")
+            header, _, names = record.partition("\x00")
             stamp, _, author = header.partition("\x1f")
             if email and author.strip().lower() != email:
                 continue
@@ -237,7 +239,7 @@ class ShipJudge:
                 when = datetime.fromtimestamp(int(stamp), UTC)
             except (ValueError, OverflowError, OSError):  # a crafted commit date past year 9999
                 continue
-            files = frozenset(line.strip() for line in names.splitlines() if line.strip())
+            files = frozenset(name.lstrip("\n") for name in names.split("\x00") if name.lstrip("\n"))
             commits.append(Commit(when, author.strip().lower(), files))
         return commits
 

@@ -190,7 +190,7 @@ class ShipJudge:
     def __init__(self, now: datetime | None = None) -> None:
         self.now = now or datetime.now(UTC)
         self._tops: dict[Path, Path | None] = {}
-        self._commits: dict[Path, list[Commit]] = {}
+        self._commits: dict[Path, list[Commit] | None] = {}
 
     def repository_of(self, path: Path) -> Path | None:
         """The top level of the git work tree holding `path` (looked up by its `.git`), or None.
@@ -219,18 +219,21 @@ class ShipJudge:
             self._tops[candidate] = top
         return top
 
-    def commits(self, repo: Path) -> list[Commit]:
+    def commits(self, repo: Path) -> list[Commit] | None:
+        """The repository's commits by its user, or None when git could not read them."""
         if repo not in self._commits:
             self._commits[repo] = self._read_commits(repo)
         return self._commits[repo]
 
-    def _read_commits(self, repo: Path) -> list[Commit]:
+    def _read_commits(self, repo: Path) -> list[Commit] | None:
         # `git config` exits 1 when the key is unset: then every author counts, as before.
         email = (_git(repo, "config", "user.email") or "").strip().lower()
         # -z: file names as they are (a name with a newline, a tab or a quote is otherwise quoted).
         log = _git(repo, "log", "--all", "--no-merges", "-z", "--format=%x1e%ct%x1f%ae", "--name-only")
+        if log is None:
+            return None
         commits = []
-        for record in (log or "").split("\x1e")[1:]:
+        for record in log.split("\x1e")[1:]:
             header, _, names = record.partition("\x00")
             stamp, _, author = header.partition("\x1f")
             if email and author.strip().lower() != email:
@@ -260,8 +263,18 @@ class ShipJudge:
             if edited or not in_repo:
                 return ShipFacts(0, 0, UNSHIPPABLE)
             return ShipFacts(0, 0, PENDING if window_open else JUDGED)
+        unread = False
         for repo, files in by_repo.items():
-            for commit in self.commits(repo):
+            commits = self.commits(repo)
+            if commits is None:
+                unread = True
+                continue
+            for commit in commits:
                 if start <= commit.when <= end + SHIP_WINDOW and not files.isdisjoint(commit.files):
                     return ShipFacts(1, 1, JUDGED)
+        if unread:
+            # git could not read a repository the cycle edited, so whether it shipped is not known.
+            # "Judged, not shipped" would be a claim; while the window is open the cycle is pending
+            # (the next scan may read it), after that it cannot be judged: unshippable.
+            return ShipFacts(1, 0, PENDING if window_open else UNSHIPPABLE)
         return ShipFacts(1, 0, PENDING if window_open else JUDGED)

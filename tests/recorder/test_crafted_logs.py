@@ -8,6 +8,9 @@ fixtures' shapes to the fixture world.
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
@@ -15,7 +18,7 @@ from typing import Any
 
 import pytest
 from pragmatikos_recorder import codex
-from pragmatikos_recorder.jsonl import NUMBER_TOO_LONG, TOO_DEEP
+from pragmatikos_recorder.jsonl import NOT_REGULAR, NUMBER_TOO_LONG, TOO_DEEP, UNREADABLE
 from pragmatikos_recorder.scan import Roots, Scanned, scan_logs
 from pragmatikos_recorder.session import Kind, Tokens
 
@@ -183,3 +186,46 @@ def test_an_aider_session_started_at_no_real_time_costs_that_session(world: Worl
     ]
     assert (scanned.cycles[-1].a, scanned.cycles[-1].tcost) == (1, 0.0)
     assert scanned.report.lines_skipped() == Counter({("aider", "a session start at no real time"): 1})
+
+
+def run_cli_scan(roots: Roots, config: Path) -> subprocess.CompletedProcess[str]:
+    """`pragmatikos-record scan` in a process of its own, so that a hang is a failed test, not a stuck run."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PRAGMATIKOS_RECORDER_CONFIG": str(config)}
+    argv = [
+        "scan",
+        "--claude-dir",
+        str(roots.claude),
+        "--codex-dir",
+        str(roots.codex),
+        "--aider-root",
+        str(roots.aider),
+    ]
+    return subprocess.run(
+        [sys.executable, "-c", "import sys; from pragmatikos_recorder.cli import main; sys.exit(main())", *argv],
+        env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+
+
+def test_files_that_are_no_logs_are_skipped_and_counted(tmp_path: Path) -> None:
+    roots = codex_home(tmp_path, ROLLOUT.read_text())
+    day = roots.codex / "sessions" / "2025" / "11" / "22"
+    os.mkfifo(day / "rollout-2025-11-22T22-00-00-fifo.jsonl")  # opening it for reading would wait for ever
+    (day / "rollout-2025-11-22T22-00-01-zero.jsonl").symlink_to("/dev/zero")  # endless zeros
+    (day / "rollout-2025-11-22T22-00-02-gone.jsonl").symlink_to(day / "nothing-here")
+    (day / "rollout-2025-11-22T22-00-03-dir.jsonl").mkdir()
+    project = roots.claude / "projects" / "-x"
+    project.mkdir(parents=True)
+    (project / "dangling.jsonl").symlink_to(project / "nothing-here")  # Claude Code sorts its files by time
+    os.mkfifo(project / "fifo.jsonl")
+    roots.aider.mkdir()
+    done = run_cli_scan(roots, tmp_path / "config")
+    assert done.returncode == 0, done.stderr
+    assert len(done.stdout.strip().splitlines()) == 2  # the header and the real rollout's one cycle
+    summary = done.stderr.splitlines()
+    assert "files read: 1 (codex 1)" in summary
+    assert "files skipped: 6" in summary
+    assert f"  codex: 3 {NOT_REGULAR}" in summary  # the FIFO, the link to /dev/zero, the folder
+    assert f"  codex: 1 {UNREADABLE}" in summary  # the dangling link
+    assert f"  claude-code: 1 {NOT_REGULAR}" in summary
+    assert f"  claude-code: 1 {UNREADABLE}" in summary
+    assert str(tmp_path) not in done.stderr

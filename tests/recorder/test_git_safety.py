@@ -8,6 +8,7 @@ marker file; the scans run through the real CLI (`pragmatikos-record scan`).
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -144,3 +145,21 @@ def test_a_repository_outside_the_roots_named_by_an_edit_path_is_not_read(
     last = dict(zip(columns, rows[-1].split(), strict=True))
     assert len(rows) == 6
     assert (last["tedits"], last["tpaths"], last["tship"], last["tshipe"]) == ("1", "0", "0", "2")
+
+
+def test_a_partial_clone_fetches_nothing_through_a_program_its_remote_names(tmp_path: Path) -> None:
+    source = make_repo(tmp_path / "source", {"a.txt": "one\n"}, "2025-03-01T09:00:00Z")
+    git(source, "config", "uploadpack.allowFilter", "true")
+    clone = tmp_path / "clone"
+    git(tmp_path, "clone", "-q", "--no-checkout", "--filter=blob:none", source.as_uri(), str(clone))
+    marker = tmp_path / "ran"
+    # The blob of a.txt is missing: reading it makes git fetch it from the promisor remote, here an
+    # ext:: URL (a shell command) that the clone's own config allows.
+    git(clone, "config", "remote.origin.url", f"ext::sh -c touch% {marker}")
+    git(clone, "config", "protocol.ext.allow", "always")
+    assert _git(clone, "show", "HEAD:a.txt") is None
+    assert _git(clone, "log", "--all", "--name-only", "--format=%ct") is not None  # trees are there
+    assert not marker.exists()
+    with pytest.raises(subprocess.CalledProcessError):
+        git(clone, "show", "HEAD:a.txt")  # plainly called, git runs the remote's command (and then fails)
+    assert marker.exists()

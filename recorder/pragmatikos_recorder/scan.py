@@ -21,7 +21,11 @@ HARNESSES: Final = ("claude-code", "codex", "aider")
 
 @dataclass(frozen=True, slots=True)
 class Roots:
-    """Where each harness keeps its logs (aider: the folder searched for history files)."""
+    """Where each harness keeps its logs (aider: the folder searched for history files).
+
+    They also bound what git may read: a repository (or a path a log names) outside all three is
+    not looked up. By default the aider root is the home folder, so that is every repository in it.
+    """
 
     claude: Path
     codex: Path

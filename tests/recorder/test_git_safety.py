@@ -109,7 +109,7 @@ def test_a_plain_git_call_would_have_run_the_program(tmp_path: Path) -> None:
 
 
 def outside_session(repo: Path) -> str:
-    """A Claude Code session (the fixture's line shapes) whose Write names an absolute path in `repo`."""
+    """A Claude Code session (the fixture's line shapes) whose Write names `repo`/x.txt, run in `repo`."""
     base = {"isSidechain": False, "userType": "external", "cwd": str(repo), "sessionId": "out-1", "version": "2.0.31"}
     usage = {"input_tokens": 10, "output_tokens": 10}
     lines = [
@@ -126,12 +126,19 @@ def outside_session(repo: Path) -> str:
     return "".join(json.dumps(line) + "\n" for line in lines)
 
 
+@pytest.mark.parametrize("named_as", ["absolute", "through ..", "through a symlink"])
 def test_a_repository_outside_the_roots_named_by_an_edit_path_is_not_read(
-    world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    world: World, tmp_path: Path, capsys: pytest.CaptureFixture[str], named_as: str
 ) -> None:
     outside = make_repo(tmp_path / "elsewhere" / "repo", {"x.txt": "\n"}, "2025-03-18T14:00:30Z")
     script, marker = marker_script(tmp_path)
     arm(outside, "signature", script)
+    inside = world.roots.aider  # the folder the scan searches for aider histories, one of its roots
+    if named_as == "through ..":
+        outside = inside / ".." / "elsewhere" / "repo"  # tmp_path/repos/../elsewhere/repo
+    elif named_as == "through a symlink":
+        (inside / "link").symlink_to(outside)
+        outside = inside / "link"
     project = world.roots.claude / "projects" / "-elsewhere-repo"
     project.mkdir(parents=True)
     (project / "out-1.jsonl").write_text(outside_session(outside))

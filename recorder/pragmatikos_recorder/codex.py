@@ -77,7 +77,7 @@ def _succeeded(output: Any) -> bool:
     text = output if isinstance(output, str) else json.dumps(output)
     try:
         parsed = json.loads(text)
-    except (json.JSONDecodeError, TypeError):
+    except (ValueError, TypeError, RecursionError):  # not JSON; a crafted one too deep or too long a number
         parsed = None
     if isinstance(parsed, dict):
         code = (parsed.get("metadata") or {}).get("exit_code") if isinstance(parsed.get("metadata"), dict) else None
@@ -101,7 +101,7 @@ def _arguments(raw: Any) -> dict[str, Any]:
         return raw
     try:
         parsed = json.loads(raw) if isinstance(raw, str) else None
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return {}
     return parsed if isinstance(parsed, dict) else {}
 

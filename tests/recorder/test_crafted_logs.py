@@ -145,12 +145,30 @@ def test_a_time_no_log_can_hold_is_unknown_and_ends_nothing(tmp_path: Path, stam
     assert (cycle.a, cycle.latmed) == (2, 6.02)
 
 
-def test_an_exit_code_of_thousands_of_digits_is_a_failure_not_a_traceback(tmp_path: Path) -> None:
-    lines = real_lines()
+def exit_code(lines: list[Any]) -> None:
     output = lines[11]["payload"]["output"]  # line 12, the output of `ls`: "Exit code: 0\n..."
     lines[11]["payload"]["output"] = output.replace("Exit code: 0", "Exit code: " + "7" * 5000)
-    [cycle] = scan_codex(codex_home(tmp_path, as_text(lines))).cycles
-    assert (cycle.u, cycle.a) == (1, 2)
+
+
+def deep_arguments(lines: list[Any]) -> None:
+    lines[10]["payload"]["arguments"] = "[" * 100_000 + "]" * 100_000  # line 11, the call of `ls`
+
+
+def long_number_output(lines: list[Any]) -> None:
+    lines[11]["payload"]["output"] = "9" * 5000  # line 12: an output that is one JSON number, too long
+
+
+@pytest.mark.parametrize("change", [exit_code, deep_arguments, long_number_output])
+def test_a_crafted_value_inside_a_tool_call_costs_nothing_but_that_value(
+    tmp_path: Path, change: Callable[[list[Any]], None]
+) -> None:
+    lines = real_lines()
+    change(lines)
+    scanned = scan_codex(codex_home(tmp_path, as_text(lines)))
+    [cycle] = scanned.cycles
+    assert (cycle.u, cycle.a, cycle.latmed) == (1, 2, 6.02)
+    assert scanned.report.lines_skipped() == Counter()
+    assert scanned.report.files_skipped() == Counter()
 
 
 def test_a_non_object_message_in_claude_code_costs_its_line(world: World) -> None:

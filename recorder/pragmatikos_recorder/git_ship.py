@@ -113,7 +113,8 @@ def _git_env(repo: Path) -> dict[str, str]:
         "GIT_ALLOW_PROTOCOL": "",  # no transport at all, whatever protocol.<name>.allow a repository sets
         "GIT_NO_LAZY_FETCH": "1",  # git 2.44 on: a partial clone fetches nothing it lacks
         "GIT_OPTIONAL_LOCKS": "0",
-        "GIT_CEILING_DIRECTORIES": str(repo.parent),  # no climbing to a repository above this one
+        # No climbing to a repository above this one (git ignores a relative ceiling, hence abspath).
+        "GIT_CEILING_DIRECTORIES": os.path.abspath(repo.parent),
     }
 
 
@@ -123,7 +124,8 @@ def _git(repo: Path, *args: str) -> str | None:
     Every git call of the recorder goes through here: the repository's own configuration can run
     programs (signature display, fsmonitor, pagers, diff drivers, credential and ssh helpers), and
     NEUTRAL_CONFIG and COMMAND_OPTIONS switch each off. Output is read as file names are, so a name
-    that is not UTF-8 still matches the path a log gave.
+    that is not UTF-8 still matches the path a log gave. An argument taken from a log goes after
+    "--end-of-options" (or is checked first): read as an option, `--output=<file>` would write a file.
     """
     if not args or not is_allowed(repo):
         return None

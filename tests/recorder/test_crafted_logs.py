@@ -18,7 +18,14 @@ from typing import Any
 
 import pytest
 from pragmatikos_recorder import codex
-from pragmatikos_recorder.jsonl import NOT_REGULAR, NUMBER_TOO_LONG, TOO_DEEP, UNREADABLE
+from pragmatikos_recorder.jsonl import (
+    LINE_TOO_LONG,
+    MAX_LINE_BYTES,
+    NOT_REGULAR,
+    NUMBER_TOO_LONG,
+    TOO_DEEP,
+    UNREADABLE,
+)
 from pragmatikos_recorder.scan import Roots, Scanned, scan_logs
 from pragmatikos_recorder.session import Kind, Tokens
 
@@ -129,6 +136,17 @@ def test_a_crafted_line_costs_that_line_only(tmp_path: Path, case: str) -> None:
     assert (cycle.u, cycle.a, cycle.latmed) == (1, 2, 6.02)  # as the real rollout: see the test above
     assert spent(next((roots.codex / "sessions").rglob("*.jsonl"))) == REAL_TOTALS
     assert scanned.report.lines_skipped() == Counter({("codex", why): 1})
+
+
+def test_a_line_longer_than_the_cap_is_skipped_and_counted(tmp_path: Path) -> None:
+    lines: list[Any] = real_lines()
+    # After line 8, a line of the agent_reasoning shape whose text is just over the cap.
+    text = json.dumps(lines[7]).replace("**Inspecting repository**", "x" * MAX_LINE_BYTES)
+    lines.insert(8, text)
+    scanned = scan_codex(codex_home(tmp_path, as_text(lines)))
+    [cycle] = scanned.cycles
+    assert (cycle.u, cycle.a, cycle.latmed) == (1, 2, 6.02)
+    assert scanned.report.lines_skipped() == Counter({("codex", LINE_TOO_LONG): 1})
 
 
 @pytest.mark.parametrize(

@@ -170,3 +170,16 @@ def test_a_partial_clone_fetches_nothing_through_a_program_its_remote_names(tmp_
     with pytest.raises(subprocess.CalledProcessError):
         git(clone, "show", "HEAD:a.txt")  # plainly called, git runs the remote's command (and then fails)
     assert marker.exists()
+
+
+def test_the_callers_git_variables_do_not_reach_git(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    repo = make_repo(tmp_path / "repo", {"a.txt": "one\n"}, "2025-03-01T09:00:00Z")
+    commit(repo, {"a.txt": "two\n"}, "Mine", "2025-03-02T09:00:00Z")
+    other = make_repo(tmp_path / "other", {"b.txt": "\n"}, "2025-03-01T09:00:00Z")
+    script, marker = marker_script(tmp_path)
+    monkeypatch.setenv("GIT_DIR", str(other / ".git"))  # would make git read the other repository
+    monkeypatch.setenv("GIT_EXTERNAL_DIFF", str(script))
+    monkeypatch.setenv("GIT_CONFIG_PARAMETERS", f"'core.pager={script}' 'log.showSignature=true'")
+    assert _git(repo, "log", "--format=%s") == "Mine\nInitial\n"
+    assert _git(repo, "diff", "HEAD~1") is not None
+    assert not marker.exists()

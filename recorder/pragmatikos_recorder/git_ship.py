@@ -54,6 +54,9 @@ NEUTRAL_CONFIG: Final = (
     "core.askPass=",
     "credential.helper=",  # an empty value clears the list of helpers
     "protocol.allow=never",  # a partial clone fetches missing objects through a remote's program
+    # A bare repository buried in a work tree (a folder holding HEAD, config, objects/) is read only
+    # when named on purpose, never found by discovery with the config it carries.
+    "safe.bareRepository=explicit",
     "core.quotePath=false",
     "i18n.logOutputEncoding=UTF-8",
     "color.ui=never",

@@ -36,8 +36,9 @@ def add_signed_looking_commit(repo: Path) -> None:
         "author Dev <dev@example.com> 1741600000 +0000\ncommitter Dev <dev@example.com> 1741600000 +0000\n"
         "gpgsig -----BEGIN PGP SIGNATURE-----\n \n iQEzBAABCAAdFiEE\n -----END PGP SIGNATURE-----\n\nSigned\n"
     )
-    (repo / ".git" / "signed-commit").write_text(body)
-    sha = git(repo, "hash-object", "-t", "commit", "-w", ".git/signed-commit").strip()
+    body_file = repo.parent / f"{repo.name}-signed-commit"
+    body_file.write_text(body)
+    sha = git(repo, "hash-object", "-t", "commit", "-w", str(body_file)).strip()
     git(repo, "update-ref", "refs/heads/signed", sha)
 
 
@@ -183,3 +184,17 @@ def test_the_callers_git_variables_do_not_reach_git(tmp_path: Path, monkeypatch:
     assert _git(repo, "log", "--format=%s") == "Mine\nInitial\n"
     assert _git(repo, "diff", "HEAD~1") is not None
     assert not marker.exists()
+
+
+def test_a_bare_repository_laid_out_in_a_folder_is_not_taken_for_one(tmp_path: Path) -> None:
+    # aider's reader, finding no .git above a history file, asks git about the history's own folder: one
+    # laid out as a bare repository (HEAD, config, objects/) would be read with the config it carries.
+    source = make_repo(tmp_path / "source", {"a.txt": "one\n"}, "2025-03-01T09:00:00Z")
+    buried = tmp_path / "buried"
+    git(tmp_path, "clone", "-q", "--bare", str(source), str(buried))
+    script, marker = marker_script(tmp_path)
+    arm(buried, "signature", script)
+    assert _git(buried, "log", "--all") is None
+    assert not marker.exists()
+    git(buried, "log", "--all")  # plainly called, git finds it and runs the script
+    assert marker.exists()

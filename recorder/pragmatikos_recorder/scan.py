@@ -56,6 +56,7 @@ def _last_time(session: Session) -> datetime | None:
 
 
 READER_FAILED: Final = "its reader stopped on it"
+UNLISTED: Final = "its log folder could not be listed"
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +97,7 @@ def scan_logs(
         found: list[tuple[str, Path, Parser]] = []
         for harness in harnesses:
             with reporting_to(report, harness):
-                found.extend((harness, path, parser) for path, parser in _paths(harness, roots))
+                found.extend((harness, path, parser) for path, parser in _paths(harness, roots, report))
         bar = Progress(len(found), "reading logs") if progress else None
         judge = ShipJudge(now)
         for harness, path, parser in found:
@@ -129,6 +130,10 @@ def _cycles_of(
         return []
 
 
-def _paths(harness: str, roots: Roots) -> list[tuple[Path, Parser]]:
-    paths, parser = find(harness, roots)
+def _paths(harness: str, roots: Roots, report: ReadReport) -> list[tuple[Path, Parser]]:
+    try:
+        paths, parser = find(harness, roots)
+    except Exception:  # a log folder that cannot be listed costs that harness, not the scan
+        report.skipped_files[Path(harness)] = (harness, UNLISTED)
+        return []
     return [(path, parser) for path in paths]

@@ -16,13 +16,15 @@ from __future__ import annotations
 
 import os
 import re
-import subprocess
 from datetime import datetime
 from pathlib import Path
 from typing import Final
 
 from pragmatikos_recorder.canonical import provider_of
+from pragmatikos_recorder.git_ship import _git
+from pragmatikos_recorder.jsonl import skip_line, text_lines
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, is_verify_command
+from pragmatikos_recorder.timeutil import EARLIEST, LATEST
 
 HARNESS: Final = "aider"
 HISTORY_NAME: Final = ".aider.chat.history.md"
@@ -36,6 +38,7 @@ APPLIED_RE: Final = re.compile(r"^Applied edit to (.+)$")
 FAILED_EDIT_RE: Final = re.compile(r"SEARCH/REPLACE blocks? failed to match|did not conform to the edit format")
 COMMIT_RE: Final = re.compile(r"^Commit ([0-9a-f]{7,40}) ")
 DECLINED_RE: Final = re.compile(r"^Edit the files\? .*: n", re.IGNORECASE)
+MAX_COST: Final = 5000.0  # the contract's ceiling for a cycle's cost
 SKIPPED_DIRS: Final = frozenset({"node_modules", ".git", ".venv", "venv", "__pycache__", "Library", ".cache"})
 
 
@@ -58,17 +61,20 @@ def find_logs(root: Path, max_depth: int = 6) -> list[Path]:
 
 
 def _commit_time(repo: Path, commit: str) -> datetime | None:
+    out = _git(repo, "show", "-s", "--format=%ct", commit)
     try:
-        out = subprocess.run(  # noqa: S603 -- fixed argv, no shell
-            ["git", "-C", str(repo), "show", "-s", "--format=%ct", commit],  # noqa: S607
-            capture_output=True,
-            text=True,
-            check=True,
-            timeout=10,
-        ).stdout.strip()
-        return datetime.fromtimestamp(int(out)).astimezone()
-    except (subprocess.SubprocessError, OSError, ValueError):
+        return datetime.fromtimestamp(int(out or "")).astimezone()
+    except (ValueError, OverflowError, OSError):
         return None
+
+
+def _dollars(text: str) -> float | None:
+    """A cost as aider prints it, or None for one that is not a sum ("1.2.3", thousands of digits)."""
+    try:
+        value = float(text)
+    except ValueError:
+        return None
+    return value if 0 <= value <= MAX_COST else None
 
 
 class _SessionReader:
@@ -121,7 +127,7 @@ class _SessionReader:
                 self.editor_model = match.group(1)
         if text.startswith("Tokens: "):
             cost = COST_RE.match(text)
-            self._step(float(cost.group(1)) if cost else None)
+            self._step(_dollars(cost.group(1)) if cost else None)
         elif match := APPLIED_RE.match(text):
             self._add(Kind.EDIT, "build", files=(self.repo / match.group(1).strip(),))
         elif FAILED_EDIT_RE.search(text):
@@ -148,18 +154,16 @@ class _SessionReader:
 
 
 def parse(path: Path) -> list[Session]:
-    try:
-        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
-    except OSError:
-        return []
     sessions: list[Session] = []
     reader: _SessionReader | None = None
-    for raw in lines:
+    for number, raw in text_lines(path):
         line = raw.rstrip()
         if match := START_RE.match(line):
             if reader is not None:
                 sessions.append(reader.session)
-            reader = _SessionReader(path, match.group(1))
+            reader = _started(path, match.group(1))
+            if reader is None:
+                skip_line(path, number, "a session start at no real time")
         elif reader is None:
             continue
         elif line.startswith("#### ") or line == "####":
@@ -171,3 +175,13 @@ def parse(path: Path) -> list[Session]:
     if reader is not None:
         sessions.append(reader.session)
     return [s for s in sessions if any(e.kind is Kind.STEP for e in s.events)]
+
+
+def _started(path: Path, started: str) -> _SessionReader | None:
+    """The reader of a session started at `started`; None for a time that is none (month 13, year 9999),
+    whose session's lines are then passed over."""
+    try:
+        reader = _SessionReader(path, started)
+    except (ValueError, OverflowError, OSError):
+        return None
+    return reader if EARLIEST <= reader.started < LATEST else None

@@ -27,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
-from pragmatikos_recorder.jsonl import json_objects
+from pragmatikos_recorder.jsonl import json_objects, modified_time, token_count
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
 from pragmatikos_recorder.timeutil import parse_ts
 
@@ -51,7 +51,27 @@ def find_logs(root: Path) -> list[Path]:
         return []
     # Oldest first: a resumed session's file repeats what an older one holds, and the older one keeps it.
     found = [p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-")]
-    return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
+    return sorted(found, key=lambda p: (modified_time(p), p.name))
+
+
+USAGE_KEYS: Final = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def _bad_line(entry: dict[str, Any]) -> str | None:
+    """What makes a line unusable (the reader would misread it or stop on it), or None."""
+    message = entry.get("message")
+    if message is None:
+        return None
+    if not isinstance(message, dict):
+        return "a message that is not an object"
+    usage = message.get("usage")
+    if isinstance(usage, dict) and any(token_count(usage.get(key)) is None for key in USAGE_KEYS):
+        return "a token count that is not a whole number"
+    return None
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return list(json_objects(path, _bad_line))
 
 
 def _text_of(content: Any) -> str:
@@ -249,7 +269,7 @@ def _subagent_files(path: Path, session_id: str) -> list[Path]:
     # Older versions wrote subagents beside the session as agent-*.jsonl carrying the parent's sessionId.
     beside = []
     for candidate in sorted(path.parent.glob("agent-*.jsonl")):
-        for entry in json_objects(candidate):
+        for entry in json_objects(candidate, _bad_line):
             if entry.get("sessionId") == session_id:
                 beside.append(candidate)
             break
@@ -277,9 +297,9 @@ def parse(path: Path, seen: Seen | None = None) -> list[Session]:
     resumed session makes of them are not counted again.
     """
     seen = seen if seen is not None else Seen()
-    main = list(json_objects(path))
+    main = _lines(path)
     session_id = next((str(e["sessionId"]) for e in main if e.get("sessionId")), path.stem)
-    sub_entries = [entry for sub in _subagent_files(path, session_id) for entry in json_objects(sub)]
+    sub_entries = [entry for sub in _subagent_files(path, session_id) for entry in _lines(sub)]
     everything = main + sub_entries
     main, sub_entries = _not_seen(main, seen), _not_seen(sub_entries, seen)
     _remember(everything, seen)

@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +12,8 @@ from pragmatikos_recorder import __version__
 from pragmatikos_recorder.client import BATCH_ROWS, Answer, NoServiceUrl, contribution_url, request, stats_url
 from pragmatikos_recorder.config import load_identity
 from pragmatikos_recorder.envelope import COLUMNS, envelope, to_rows
-from pragmatikos_recorder.scan import HARNESSES, Roots, find, scan
+from pragmatikos_recorder.scan import HARNESSES, Roots, find, scan_logs
+from pragmatikos_recorder.summary import ScanSummary, summarise
 
 MASKED_INSTALL = "<install id: add --show-install to print it>"
 
@@ -66,11 +66,11 @@ def _harnesses(args: argparse.Namespace) -> tuple[str, ...]:
     return HARNESSES if args.harness == "all" else (args.harness,)
 
 
-def _collect(args: argparse.Namespace) -> tuple[list[list[Any]], int]:
+def _collect(args: argparse.Namespace) -> tuple[list[list[Any]], ScanSummary]:
     identity = load_identity()
-    cycles = scan(_harnesses(args), _roots(args), since_days=args.since)
-    built = to_rows(cycles, identity.secret)
-    return built.rows, built.withheld
+    scanned = scan_logs(_harnesses(args), _roots(args), since_days=args.since)
+    built = to_rows(scanned.cycles, identity.secret)
+    return built.rows, summarise(scanned, built.rows, built.withheld)
 
 
 def _print_table(rows: list[list[Any]]) -> None:
@@ -88,19 +88,15 @@ def _cell(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _summary(rows: list[list[Any]], withheld: int) -> str:
-    by_harness = Counter(row[COLUMNS.index("harness")] for row in rows)
-    parts = ", ".join(f"{harness} {count}" for harness, count in sorted(by_harness.items()))
-    text = f"{len(rows)} cycles" + (f" ({parts})" if parts else "")
-    if withheld:
-        text += f"; {withheld} withheld because a model name could identify something"
-    return text
+def _print_summary(summary: ScanSummary) -> None:
+    for line in summary.lines():
+        print(line, file=sys.stderr)
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    rows, withheld = _collect(args)
+    rows, summary = _collect(args)
     _print_table(rows)
-    print(_summary(rows, withheld), file=sys.stderr)
+    _print_summary(summary)
     return 0
 
 
@@ -121,8 +117,8 @@ def _report(answer: Answer) -> bool:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    rows, withheld = _collect(args)
-    print(_summary(rows, withheld), file=sys.stderr)
+    rows, summary = _collect(args)
+    _print_summary(summary)
     install = load_identity().install
     if args.dry_run:
         body = envelope(rows, install if args.show_install else MASKED_INSTALL)

@@ -27,7 +27,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
-from pragmatikos_recorder.jsonl import json_objects
+from pragmatikos_recorder.jsonl import json_objects, token_count
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
 from pragmatikos_recorder.timeutil import parse_ts
 
@@ -51,8 +51,25 @@ def find_logs(root: Path) -> list[Path]:
     return sorted(sessions.rglob("rollout-*.jsonl")) if sessions.is_dir() else []
 
 
+TOKEN_KEYS: Final = ("input_tokens", "output_tokens", "cached_input_tokens")
+
+
+def _bad_line(entry: dict[str, Any]) -> str | None:
+    """What makes a line unusable (the reader would misread it or stop on it), or None."""
+    payload = entry.get("payload")
+    if not isinstance(payload, dict):
+        return "no payload object"
+    if not all(isinstance(kind, str | None) for kind in (entry.get("type"), payload.get("type"))):
+        return "a type that is not a string"
+    info = payload.get("info")
+    usage = info.get("total_token_usage") if isinstance(info, dict) else None
+    if isinstance(usage, dict) and any(token_count(usage.get(key)) is None for key in TOKEN_KEYS):
+        return "a token count that is not a whole number"
+    return None
+
+
 def _lines(path: Path) -> Iterator[dict[str, Any]]:
-    return (entry for entry in json_objects(path) if isinstance(entry.get("payload"), dict))
+    return json_objects(path, _bad_line)
 
 
 def _succeeded(output: Any) -> bool:
@@ -60,7 +77,7 @@ def _succeeded(output: Any) -> bool:
     text = output if isinstance(output, str) else json.dumps(output)
     try:
         parsed = json.loads(text)
-    except (json.JSONDecodeError, TypeError):
+    except (ValueError, TypeError, RecursionError):  # not JSON; a crafted one too deep or too long a number
         parsed = None
     if isinstance(parsed, dict):
         code = (parsed.get("metadata") or {}).get("exit_code") if isinstance(parsed.get("metadata"), dict) else None
@@ -69,7 +86,8 @@ def _succeeded(output: Any) -> bool:
         text = str(parsed.get("output", text))
     for pattern in EXIT_CODE_RES:
         if match := pattern.search(text):
-            return int(match.group(1)) == 0
+            # Compared as text: a crafted code of thousands of digits is past what int() reads.
+            return set(match.group(1).lstrip("-")) == {"0"}
     lowered = text.lstrip().lower()
     return not lowered.startswith(("error", "failed", "apply_patch verification failed"))
 
@@ -83,7 +101,7 @@ def _arguments(raw: Any) -> dict[str, Any]:
         return raw
     try:
         parsed = json.loads(raw) if isinstance(raw, str) else None
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return {}
     return parsed if isinstance(parsed, dict) else {}
 
@@ -200,9 +218,9 @@ def _read(path: Path) -> Session | None:
                 usage = payload["info"].get("total_token_usage")
                 if isinstance(usage, dict):
                     now = Tokens(
-                        input=int(usage.get("input_tokens") or 0),
-                        output=int(usage.get("output_tokens") or 0),
-                        cache_read=int(usage.get("cached_input_tokens") or 0),
+                        input=token_count(usage.get("input_tokens")) or 0,
+                        output=token_count(usage.get("output_tokens")) or 0,
+                        cache_read=token_count(usage.get("cached_input_tokens")) or 0,
                     )
                     if totals is None or now != totals:
                         base = totals or Tokens()

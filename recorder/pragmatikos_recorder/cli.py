@@ -11,8 +11,9 @@ from typing import Any
 
 from pragmatikos_recorder import __version__
 from pragmatikos_recorder.client import BATCH_ROWS, Answer, NoServiceUrl, contribution_url, request, stats_url
-from pragmatikos_recorder.config import load_identity
-from pragmatikos_recorder.envelope import COLUMNS, envelope, to_rows
+from pragmatikos_recorder.config import ConfigError, load_allowed_names, load_identity
+from pragmatikos_recorder.envelope import COLUMNS, Rows, envelope, to_rows
+from pragmatikos_recorder.privacy import PublicNames
 from pragmatikos_recorder.scan import HARNESSES, Roots, find, scan
 
 MASKED_INSTALL = "<install id: add --show-install to print it>"
@@ -34,6 +35,13 @@ def _parser() -> argparse.ArgumentParser:
         )
         sub.add_argument("--codex-dir", type=Path, help="Codex's folder (default ~/.codex or $CODEX_HOME)")
         sub.add_argument("--aider-root", type=Path, help="folder searched for aider histories (default your home)")
+        sub.add_argument(
+            "--allow-name",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help="send this model or provider name though no public list knows it (also allow_names in config.toml)",
+        )
 
     def with_url(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--url", help="the contribution URL (default $PRAGMATIKOS_URL, else the public service)")
@@ -66,11 +74,11 @@ def _harnesses(args: argparse.Namespace) -> tuple[str, ...]:
     return HARNESSES if args.harness == "all" else (args.harness,)
 
 
-def _collect(args: argparse.Namespace) -> tuple[list[list[Any]], int]:
+def _collect(args: argparse.Namespace) -> Rows:
     identity = load_identity()
+    names = PublicNames(load_allowed_names() | frozenset(args.allow_name))
     cycles = scan(_harnesses(args), _roots(args), since_days=args.since)
-    built = to_rows(cycles, identity.secret)
-    return built.rows, built.withheld
+    return to_rows(cycles, identity.secret, names)
 
 
 def _print_table(rows: list[list[Any]]) -> None:
@@ -88,19 +96,26 @@ def _cell(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _summary(rows: list[list[Any]], withheld: int) -> str:
+def _summary(built: Rows) -> str:
+    rows, withheld = built.rows, built.withheld
     by_harness = Counter(row[COLUMNS.index("harness")] for row in rows)
     parts = ", ".join(f"{harness} {count}" for harness, count in sorted(by_harness.items()))
     text = f"{len(rows)} cycles" + (f" ({parts})" if parts else "")
     if withheld:
         text += f"; {withheld} withheld because a model name could identify something"
+    if built.withheld_names:
+        text += (
+            f"\nnames not sent (unknown to the public lists, or shaped like a private value; "
+            f"--allow-name NAME sends a public one): "
+            f"{', '.join(sorted(built.withheld_names))}"
+        )
     return text
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    rows, withheld = _collect(args)
-    _print_table(rows)
-    print(_summary(rows, withheld), file=sys.stderr)
+    built = _collect(args)
+    _print_table(built.rows)
+    print(_summary(built), file=sys.stderr)
     return 0
 
 
@@ -121,8 +136,9 @@ def _report(answer: Answer) -> bool:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    rows, withheld = _collect(args)
-    print(_summary(rows, withheld), file=sys.stderr)
+    built = _collect(args)
+    rows = built.rows
+    print(_summary(built), file=sys.stderr)
     install = load_identity().install
     if args.dry_run:
         body = envelope(rows, install if args.show_install else MASKED_INSTALL)
@@ -179,7 +195,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {"scan": cmd_scan, "submit": cmd_submit, "retract": cmd_retract, "status": cmd_status}
     try:
         return handlers[args.command](args)
-    except NoServiceUrl as error:
+    except (NoServiceUrl, ConfigError) as error:
         print(f"pragmatikos-record: {error}", file=sys.stderr)
         return 2
     except OSError as error:  # the service unreachable, a folder unreadable: one sentence, no trace

@@ -8,6 +8,8 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from pragmatikos_recorder.commands import is_commit_command, is_verify_command, simple_commands
 
 from tests.data.paths import DATA_DIR
@@ -134,3 +136,14 @@ def test_it_splits_a_line_into_simple_commands_without_redirections() -> None:
 )
 def test_it_finds_a_git_commit_by_its_subcommand(line: str, commits: bool) -> None:
     assert is_commit_command(line) is commits
+
+
+PIECES = [*"ab -=@/\\'\"#;&|()<>\n\t$`{}!0129", "EOF", "<<", "<<'EOF'", "bash -c ", "npx ", "uv run ", "git "]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(st.sampled_from(PIECES), max_size=40).map("".join))
+def test_it_reads_any_text_without_raising(line: str) -> None:
+    # A log's command can be anything (truncated, unbalanced, odd): one odd line costs nothing.
+    assert isinstance(is_verify_command(line), bool)
+    assert isinstance(is_commit_command(line), bool)

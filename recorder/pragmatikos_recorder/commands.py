@@ -164,6 +164,13 @@ PAIR_WRAPPERS: Final[dict[tuple[str, str], frozenset[str]]] = {
 # npx runs a package's binary: scoped packages whose binary is not the last part of the name.
 PACKAGE_BINARIES: Final = {"@playwright/test": "playwright", "@angular/cli": "ng", "typescript": "tsc"}
 RUNNER_VALUE_OPTIONS: Final = frozenset({"--prefix", "-C", "--dir", "--filter", "-F", "--workspace", "-w", "--cwd"})
+# `docker compose exec web pytest`, `docker run --rm -v x:/app node:20 npm test`: options, then the
+# service or image, then the command run inside.
+CONTAINER_TOOLS: Final = frozenset({"docker", "podman", "docker-compose"})
+CONTAINER_VALUE_OPTIONS: Final = frozenset(
+    {"-e", "--env", "-w", "--workdir", "-u", "--user", "--name", "-v", "--volume", "-p", "--publish"}
+    | {"--entrypoint", "--network", "--env-file", "-f", "--file", "--project-name", "--profile", "--platform"}
+)
 GIT_VALUE_OPTIONS: Final = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
 
 
@@ -256,6 +263,8 @@ def _unwrapped(words: tuple[str, ...]) -> tuple[str, ...]:
             words = words[1:]
         elif head in PACKAGE_RUNNERS and (executed := _runner_exec(words)):
             words = executed
+        elif head in CONTAINER_TOOLS and (inside := _container_command(head, words[1:])):
+            words = inside
         else:
             return words
     return words
@@ -268,6 +277,16 @@ def _runner_exec(words: tuple[str, ...]) -> tuple[str, ...]:
         rest = _skip_options(args[1:], frozenset({"-p", "--package", "-c", "--call"}))
         return rest[1:] if rest[:1] == ("--",) else rest
     return ()
+
+
+def _container_command(tool: str, args: tuple[str, ...]) -> tuple[str, ...]:
+    """The command `docker [compose] exec|run …` runs inside its container; () when not that."""
+    if tool != "docker-compose" and args[:1] == ("compose",):
+        args = args[1:]
+    args = _skip_options(args, CONTAINER_VALUE_OPTIONS)
+    if args[:1] not in (("exec",), ("run",)):
+        return ()
+    return _skip_options(args[1:], CONTAINER_VALUE_OPTIONS)[1:]
 
 
 def is_verify_name(name: str) -> bool:
@@ -340,11 +359,17 @@ def _meets(rule: Verifies, args: tuple[str, ...], positional: list[str]) -> bool
 
 def _shell(args: tuple[str, ...]) -> bool:
     """`bash -lc 'pytest -q'` runs its script; `bash scripts/test.sh` runs that file."""
-    for index, arg in enumerate(args):
-        if arg.startswith("-") and not arg.startswith("--") and "c" in arg:
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg in ("-o", "-O", "+o", "+O"):  # set an option by name: the next word is its name
+            index += 2
+        elif arg.startswith("-") and not arg.startswith("--") and "c" in arg:
             return index + 1 < len(args) and is_verify_command(args[index + 1])
-        if not arg.startswith("-"):
+        elif not arg.startswith(("-", "+")):
             return _verifies((_command_name(arg), *args[index + 1 :]))
+        else:
+            index += 1
     return False
 
 

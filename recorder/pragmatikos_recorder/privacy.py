@@ -24,7 +24,7 @@ from pragmatikos_recorder.known_names import listed_models, listed_providers
 # Providers that are software or services everyone can name, beyond the price list's and the families'.
 PUBLIC_PROVIDERS: Final = frozenset(
     {"ollama", "ollama_chat", "lmstudio", "llamacpp", "vllm", "oss", "bedrock", "vertex_ai", "gemini", "xai"}
-    | {"azure_ai", "together_ai", "fireworks_ai", "unknown"}
+    | {"lm_studio", "azure_ai", "together_ai", "fireworks_ai", "unknown"}
     | {provider for _, provider in FAMILY_PROVIDERS}
 )
 

@@ -103,6 +103,13 @@ def test_it_reads_inside_a_codex_shell_wrapper_and_not_inside_quotes() -> None:
         ("cd web && \\\nnpm test", True),
         ("bash -lc 'cargo clippy -- -D warnings'", True),
         ("sh -c 'ls tests'", False),
+        ("bash -o pipefail -c 'go vet ./... | tee vet.log'", True),
+        # Containers: the command run inside counts.
+        ("docker compose exec web python manage.py test", True),
+        ("docker compose run --rm -e CI=1 app pytest -q", True),
+        ("docker run --rm -v $PWD:/app -w /app node:20 npm test", True),
+        ("docker compose up -d", False),
+        ("docker exec -it db psql -U app", False),
         # Text that only mentions a tool.
         ('grep -n "pytest" pyproject.toml', False),
         ("cat web/tests/a.spec.ts", False),

@@ -16,3 +16,9 @@ def test_it_takes_the_provider_from_the_id_or_the_family() -> None:
     assert provider_of("gemini-2.5-pro") == "google"
     assert provider_of("mystery-model") == "unknown"
     assert provider_of("gpt-5-codex", default="azure") == "azure"
+
+
+@pytest.mark.parametrize(("raw", "canonical"), SHARED_CASES)
+def test_a_canonical_name_is_its_own_canonical_name(raw: str, canonical: str) -> None:
+    # The service and the lab canonicalise names the recorder already canonicalised: nothing may move twice.
+    assert canonical_model(canonical) == canonical

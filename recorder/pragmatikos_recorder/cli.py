@@ -10,8 +10,9 @@ from typing import Any
 
 from pragmatikos_recorder import __version__
 from pragmatikos_recorder.client import BATCH_ROWS, Answer, NoServiceUrl, contribution_url, request, stats_url
-from pragmatikos_recorder.config import load_identity
+from pragmatikos_recorder.config import ConfigError, load_allowed_names, load_identity
 from pragmatikos_recorder.envelope import COLUMNS, envelope, to_rows
+from pragmatikos_recorder.privacy import PublicNames
 from pragmatikos_recorder.scan import HARNESSES, Roots, find, scan_logs
 from pragmatikos_recorder.summary import ScanSummary, summarise
 
@@ -34,6 +35,13 @@ def _parser() -> argparse.ArgumentParser:
         )
         sub.add_argument("--codex-dir", type=Path, help="Codex's folder (default ~/.codex or $CODEX_HOME)")
         sub.add_argument("--aider-root", type=Path, help="folder searched for aider histories (default your home)")
+        sub.add_argument(
+            "--allow-name",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help="send this model or provider name though no public list knows it (also allow_names in config.toml)",
+        )
 
     def with_url(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--url", help="the contribution URL (default $PRAGMATIKOS_URL, else the public service)")
@@ -68,9 +76,10 @@ def _harnesses(args: argparse.Namespace) -> tuple[str, ...]:
 
 def _collect(args: argparse.Namespace) -> tuple[list[list[Any]], ScanSummary]:
     identity = load_identity()
+    names = PublicNames(load_allowed_names() | frozenset(args.allow_name))
     scanned = scan_logs(_harnesses(args), _roots(args), since_days=args.since)
-    built = to_rows(scanned.cycles, identity.secret)
-    return built.rows, summarise(scanned, built.rows, built.withheld)
+    built = to_rows(scanned.cycles, identity.secret, names)
+    return built.rows, summarise(scanned, built)
 
 
 def _print_table(rows: list[list[Any]]) -> None:
@@ -175,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {"scan": cmd_scan, "submit": cmd_submit, "retract": cmd_retract, "status": cmd_status}
     try:
         return handlers[args.command](args)
-    except NoServiceUrl as error:
+    except (NoServiceUrl, ConfigError) as error:
         print(f"pragmatikos-record: {error}", file=sys.stderr)
         return 2
     except OSError as error:  # the service unreachable, a folder unreadable: one sentence, no trace

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
 
-from pragmatikos_recorder.canonical import canonical_model
+from pragmatikos_recorder.canonical import model_name
 from pragmatikos_recorder.git_ship import ShipJudge
 from pragmatikos_recorder.prices import price
 from pragmatikos_recorder.session import Event, Kind, Phase, Session
@@ -91,8 +91,8 @@ def _dominant(steps: list[Event]) -> tuple[str, str, str]:
     """(model, provider, effort) most steps ran with; ties go to the first seen."""
     if not steps:
         return "", "", ""
-    model = Counter(canonical_model(s.model) for s in steps).most_common(1)[0][0]
-    own = [s for s in steps if canonical_model(s.model) == model]
+    model = Counter(model_name(s.model) for s in steps).most_common(1)[0][0]
+    own = [s for s in steps if model_name(s.model) == model]
     provider = Counter(s.provider.strip().lower() for s in own).most_common(1)[0][0]
     efforts = Counter(s.effort.strip().lower() for s in own if s.effort.strip())
     return model, provider, efforts.most_common(1)[0][0] if efforts else ""

@@ -10,22 +10,21 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from pragmatikos_recorder.cycles import Cycle
-from pragmatikos_recorder.envelope import COLUMNS
-from pragmatikos_recorder.privacy import safe_token
+from pragmatikos_recorder.envelope import COLUMNS, Rows
 from pragmatikos_recorder.scan import Scanned
 
 
 @dataclass(frozen=True, slots=True)
 class ScanSummary:
-    cycles: Counter[str]  # rows that would be sent, per harness
-    files_read: Counter[str]
-    files_without_cycles: Counter[str]  # read, but no cycle in them (no model step, a subagent's own file...)
-    files_skipped: Counter[tuple[str, str]]  # (harness, why)
-    lines_skipped: Counter[tuple[str, str]]  # (harness, why)
+    cycles: Counter[str] = field(default_factory=Counter)  # rows that would be sent, per harness
+    files_read: Counter[str] = field(default_factory=Counter)
+    # Read, but no cycle in them (no model step, a subagent's own file...).
+    files_without_cycles: Counter[str] = field(default_factory=Counter)
+    files_skipped: Counter[tuple[str, str]] = field(default_factory=Counter)  # (harness, why)
+    lines_skipped: Counter[tuple[str, str]] = field(default_factory=Counter)  # (harness, why)
     cycles_withheld: int = 0
-    # The names that withheld those cycles, and how many each; filled by whatever privacy.py withholds.
-    names_withheld: Counter[str] = field(default_factory=Counter)
+    # Model and provider names not sent (the row withheld, or its planner or builder left empty).
+    names_withheld: frozenset[str] = field(default_factory=frozenset)
 
     def lines(self) -> list[str]:
         text = f"{sum(self.cycles.values())} cycles" + _parts(self.cycles)
@@ -41,8 +40,10 @@ class ScanSummary:
                 lines.append(f"{title}: {sum(counts.values())}")
                 lines.extend(f"  {harness}: {count} {why}" for (harness, why), count in sorted(counts.items()))
         if self.names_withheld:
-            names = ", ".join(f"{name} ({count})" for name, count in sorted(self.names_withheld.items()))
-            lines.append(f"names withheld (shown here only, never sent): {names}")
+            lines.append(
+                "names not sent (unknown to the public lists, or shaped like a private value; "
+                f"--allow-name NAME sends a public one): {', '.join(sorted(self.names_withheld))}"
+            )
         return lines
 
 
@@ -50,25 +51,14 @@ def _parts(counts: Counter[str]) -> str:
     return f" ({', '.join(f'{key} {count}' for key, count in sorted(counts.items()))})" if counts else ""
 
 
-def withheld_names(cycles: list[Cycle]) -> Counter[str]:
-    """The model (or, failing that, provider) name of each cycle whose row privacy.py withholds."""
-    names: Counter[str] = Counter()
-    for cycle in cycles:
-        if not safe_token(cycle.model):
-            names[cycle.model.strip() or "(none)"] += 1
-        elif not safe_token(cycle.prov):
-            names[cycle.prov.strip() or "(none)"] += 1
-    return names
-
-
-def summarise(scanned: Scanned, rows: list[list[object]], withheld: int) -> ScanSummary:
+def summarise(scanned: Scanned, built: Rows) -> ScanSummary:
     report = scanned.report
     return ScanSummary(
-        cycles=Counter(str(row[COLUMNS.index("harness")]) for row in rows),
+        cycles=Counter(str(row[COLUMNS.index("harness")]) for row in built.rows),
         files_read=report.files_read(),
         files_without_cycles=scanned.without_cycles,
         files_skipped=report.files_skipped(),
         lines_skipped=report.lines_skipped(),
-        cycles_withheld=withheld,
-        names_withheld=withheld_names(scanned.cycles),
+        cycles_withheld=built.withheld,
+        names_withheld=built.withheld_names,
     )

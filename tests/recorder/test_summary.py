@@ -51,6 +51,7 @@ def test_it_tells_lines_skipped_and_names_withheld_but_no_path(
         "files read: 9 (aider 1, claude-code 5, codex 3), of which without a cycle (codex 1)",
         "lines skipped: 1",
         "  claude-code: 1 a message that is not an object",
-        "names withheld (shown here only, never sent): qwen3@dev-box (1)",
+        "names not sent (unknown to the public lists, or shaped like a private value; --allow-name NAME sends a"
+        " public one): qwen3@dev-box",
     ]
     assert str(world.app.parent) not in "\n".join(summary)

@@ -117,21 +117,31 @@ def _collect_results(entries: list[dict[str, Any]]) -> dict[str, _Result]:
     return results
 
 
+def _positive(value: Any) -> int:
+    return value if isinstance(value, int) and value > 0 else 0
+
+
 def _tokens(usage: Any) -> Tokens | None:
     if not isinstance(usage, dict):
         return None
-
-    def count(key: str) -> int:
-        value = usage.get(key)
-        return value if isinstance(value, int) and value > 0 else 0
-
+    cache_read, cache_write = (
+        _positive(usage.get("cache_read_input_tokens")),
+        _positive(usage.get("cache_creation_input_tokens")),
+    )
+    # Since mid-2025 the writes are also split by how long the cache keeps them; an hour costs more.
+    split = usage.get("cache_creation")
+    one_hour = five_minutes = 0
+    if isinstance(split, dict):
+        one_hour = _positive(split.get("ephemeral_1h_input_tokens"))
+        five_minutes = _positive(split.get("ephemeral_5m_input_tokens"))
+    cache_write = max(cache_write, one_hour + five_minutes)
     # Anthropic's input_tokens excludes cache reads and writes; genai-prices' input counts them all.
-    cache_read, cache_write = count("cache_read_input_tokens"), count("cache_creation_input_tokens")
     return Tokens(
-        input=count("input_tokens") + cache_read + cache_write,
-        output=count("output_tokens"),
+        input=_positive(usage.get("input_tokens")) + cache_read + cache_write,
+        output=_positive(usage.get("output_tokens")),
         cache_read=cache_read,
         cache_write=cache_write,
+        cache_write_1h=one_hour,
     )
 
 
@@ -143,6 +153,7 @@ def _larger(a: Tokens | None, b: Tokens | None) -> Tokens | None:
         max(a.output, b.output),
         max(a.cache_read, b.cache_read),
         max(a.cache_write, b.cache_write),
+        max(a.cache_write_1h, b.cache_write_1h),
     )
 
 

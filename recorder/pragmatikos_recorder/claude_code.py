@@ -17,6 +17,14 @@ transcripts of Claude Code 1.x and 2.x):
   doesn't want to proceed. Interruptions are user text "[Request interrupted by user…]".
 * Plan mode: `permissionMode: "plan"` on a user line (2.0.x) or a line of type `permission-mode`
   (later versions); another mode, or an accepted `ExitPlanMode`, ends it.
+* Prompts. Most user lines are not typed: tool results, `isMeta` and `isCompactSummary` lines,
+  `<task-notification>` (a background command or agent finished), `<local-command-caveat>`,
+  `<local-command-stdout>`, system reminders. A slash command is one line holding `<command-name>`
+  (its expansion follows as an `isMeta` line): one prompt, unless Claude Code answers it itself
+  (`/mcp`, `/model`, `/compact`: a `<local-command-stdout>` line follows). A prompt typed while the
+  agent works is a `queue-operation` `enqueue`; `dequeue` hands it over as a later user line,
+  `remove` folds it into the running turn and no user line is written (2.1.x), so only a removed
+  one counts at the queue. A `remove` without content takes a typed prompt before a notification.
 """
 
 from __future__ import annotations
@@ -36,7 +44,19 @@ EDIT_TOOLS: Final = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 SHELL_TOOLS: Final = frozenset({"Bash"})
 REJECTION_MARKERS: Final = ("doesn't want to proceed", "tool use was rejected", "user rejected")
 INTERRUPTION_MARKER: Final = "[Request interrupted by user"
-NOT_TYPED_PREFIXES: Final = ("<command-", "<local-command-", "Caveat:", INTERRUPTION_MARKER, "<system-reminder>")
+COMMAND_MARKER: Final = "<command-name>"
+LOCAL_OUTPUT_PREFIXES: Final = ("<local-command-stdout>", "<local-command-stderr>")
+# User lines Claude Code writes itself, not the person.
+INJECTED_PREFIXES: Final = (
+    "<task-notification>",
+    "<local-command-",
+    "Caveat:",
+    "<system-reminder>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "This session is being continued from a previous conversation",
+)
 
 
 def default_root() -> Path:
@@ -65,6 +85,12 @@ def _text_of(content: Any) -> str:
 
 
 @dataclass(slots=True)
+class _Queued:
+    text: str
+    typed: bool
+
+
+@dataclass(slots=True)
 class _Result:
     is_error: bool
     text: str
@@ -83,6 +109,9 @@ class _Parse:
     open_step: dict[bool, tuple[str, Event] | None] = field(default_factory=lambda: {False: None, True: None})
     mode: Phase = "build"
     last_ts: dict[bool, datetime | None] = field(default_factory=lambda: {False: None, True: None})
+    queue: list[_Queued] = field(default_factory=list)  # prompts and notifications waiting while the agent works
+    # The PROMPT of the last slash command until a model step answers it: Claude Code may answer it itself.
+    command: Event | None = None
 
 
 @dataclass(slots=True)
@@ -162,11 +191,8 @@ def _set_mode(state: _Parse, mode: Any) -> None:
         state.mode = "plan" if mode == "plan" else "build"
 
 
-def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subagent: bool) -> None:
-    message = entry.get("message") or {}
-    content = message.get("content")
-    blocks = content if isinstance(content, list) else []
-    state.open_step[subagent] = None
+def _tool_results(state: _Parse, blocks: list[Any], ts: datetime | None, subagent: bool) -> bool:
+    """Mode changes the results of ExitPlanMode make; whether the line held any result."""
     has_result = False
     for block in blocks:
         if not (isinstance(block, dict) and block.get("type") == "tool_result"):
@@ -174,12 +200,22 @@ def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subage
         has_result = True
         tool_id = str(block.get("tool_use_id", ""))
         result = state.results.get(tool_id)
-        if state.tool_names.get(tool_id) == "ExitPlanMode" and not subagent and result is not None:
+        if subagent or result is None:
+            continue
+        if state.tool_names.get(tool_id) == "ExitPlanMode":
             if result.is_error:  # the person turned the plan down: planning goes on
                 state.events.append(Event(Kind.ABORT, ts, phase=state.mode))
             else:
                 state.mode = "build"
-    if has_result:
+    return has_result
+
+
+def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subagent: bool) -> None:
+    message = entry.get("message") or {}
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    state.open_step[subagent] = None
+    if _tool_results(state, blocks, ts, subagent):
         state.events.append(Event(Kind.ACTIVITY, ts, phase=state.mode, subagent=subagent))
         state.last_ts[subagent] = ts
         return
@@ -191,11 +227,53 @@ def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subage
     if subagent or entry.get("isMeta") or entry.get("isCompactSummary") or not text:
         state.last_ts[subagent] = ts
         return
-    if text.startswith(NOT_TYPED_PREFIXES):
+    _take_from_queue(state, text)
+    if text.startswith(INJECTED_PREFIXES):
+        if text.startswith(LOCAL_OUTPUT_PREFIXES):
+            _not_a_prompt(state)
         return
+    _not_a_prompt(state)  # a command no model step answered before this prompt
     _set_mode(state, entry.get("permissionMode"))
-    state.events.append(Event(Kind.PROMPT, ts, phase=state.mode))
-    state.last_ts[subagent] = ts
+    prompt = Event(Kind.PROMPT, ts, phase=state.mode)
+    state.events.append(prompt)
+    state.command = prompt if COMMAND_MARKER in text else None
+    state.last_ts[False] = ts
+
+
+def _not_a_prompt(state: _Parse) -> None:
+    """The pending slash command was answered by Claude Code itself (or not at all): no prompt to the agent."""
+    if state.command is None:
+        return
+    # Usually the last event or close to it; an identity search, as equal events may come before.
+    index = next((i for i in range(len(state.events) - 1, -1, -1) if state.events[i] is state.command), None)
+    if index is not None:
+        del state.events[index]
+    state.command = None
+
+
+def _take_from_queue(state: _Parse, text: str) -> _Queued | None:
+    """The queued entry `text` names, or without one the next: a typed prompt before a notification."""
+    queue = state.queue
+    chosen = next((q for q in queue if q.text == text), None) if text else None
+    if chosen is None and not text:
+        chosen = next((q for q in queue if q.typed), queue[0] if queue else None)
+    if chosen is not None:
+        queue.remove(chosen)
+    return chosen
+
+
+def _queue_line(state: _Parse, entry: dict[str, Any], ts: datetime | None) -> None:
+    operation, raw = entry.get("operation"), entry.get("content")
+    text = raw.strip() if isinstance(raw, str) else ""
+    if operation == "enqueue" and text:
+        state.queue.append(_Queued(text, typed=not text.startswith(INJECTED_PREFIXES)))
+    elif operation == "dequeue":  # handed over: it comes back as a user line
+        _take_from_queue(state, text)
+    elif operation == "remove":  # folded into the running turn, or run as a command (which has its own line)
+        taken = _take_from_queue(state, text)
+        if taken is not None and taken.typed and not taken.text.startswith("/"):
+            state.events.append(Event(Kind.PROMPT, ts, phase=state.mode))
+            state.last_ts[False] = ts
 
 
 def _tool_use(state: _Parse, block: dict[str, Any], ts: datetime | None, subagent: bool, cwd: Path | None) -> None:
@@ -247,6 +325,8 @@ def _assistant_line(
             state.steps[key] = step
         state.events.append(step)
     state.open_step[subagent] = (message_id, step)
+    if not subagent:
+        state.command = None  # the model took the command up: it was a prompt
     step.tokens = _larger(step.tokens, _tokens(message.get("usage")))
     state.last_ts[subagent] = ts
     content = message.get("content")
@@ -309,6 +389,9 @@ def parse(path: Path, seen: Seen | None = None) -> list[Session]:
                 _assistant_line(state, entry, ts, subagent, cwd)
             elif entry.get("type") == "permission-mode" and not subagent:
                 _set_mode(state, entry.get("permissionMode"))
+            elif entry.get("type") == "queue-operation" and not subagent:
+                _queue_line(state, entry, ts)
+    _not_a_prompt(state)
     if not any(e.kind is Kind.STEP and not e.subagent for e in state.events):
         return []
     return [Session(HARNESS, session_id, version, state.events, cwd=cwd)]

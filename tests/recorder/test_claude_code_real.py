@@ -38,6 +38,57 @@ def main_steps(session: Session) -> list[Event]:
     return [e for e in session.events if e.kind is Kind.STEP and not e.subagent]
 
 
+def test_a_task_notification_is_no_prompt_and_starts_no_cycle_after_a_commit() -> None:
+    path = SPOTTER / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+    # User lines that are not tool results: line 3 (the typed task, 21:41:44.800) and line 48, the
+    # `<task-notification>` of a background command, written after the commit (`git commit` in the
+    # Bash call of line 28 or later, its result a success). One typed prompt, so one cycle.
+    assert prompt_times(session_of(path)) == ["2026-02-11T21:41:44.800+00:00"]
+    [cycle] = cycles_of(path)
+    assert cycle.u == 1
+
+
+def test_prompts_typed_while_the_agent_works_count_once_each() -> None:
+    path = SPOTTER / "258c7280-ae70-4798-800f-63464d01a85d.jsonl"
+    session = session_of(path)
+    # No user line here is typed: line 8 is an interruption, line 9 a `<task-notification>`, the rest tool
+    # results. Typed while the agent worked: "check again" (enqueue line 10, remove line 14, 20:51:19.419) and
+    # "new beads for the epic were added. tackle them" (enqueue 41, remove 42, 20:56:15.446); neither is
+    # written as a user line (upstream, only the later compaction summary quotes them). Between them a task
+    # notification is queued (line 20) and not taken by either contentless `remove`.
+    assert prompt_times(session) == ["2026-02-11T20:51:19.419+00:00", "2026-02-11T20:56:15.446+00:00"]
+    # The commit (line 40, its result at 20:56:15.177) ends cycle 0; the second prompt starts cycle 1.
+    # Steps (distinct message ids): UYQGtt pygSs6 vd1zPk JFLW3t KCM4y7 yrWZBD VUY7Cg jokj5u vStC51 UGtFeZ
+    # b9vRsQ before it (11), kCN82s FbYn8B after (2).
+    assert [(c.u, c.a) for c in cycles_of(path)] == [(1, 11), (1, 2)]
+
+
+def test_a_queued_and_a_local_slash_command_are_no_prompts() -> None:
+    path = SPOTTER / "tool_heavy.jsonl"
+    # Typed prompts: line 4 "start phoenix in background" (22:57:54.684) and line 26 "scrolling back in
+    # xterm.js…" (22:59:22.893). `/mcp` was queued (lines 9-10) and then run by Claude Code itself: its
+    # `<command-name>` line (21) is answered by `<local-command-stdout>` (22), no model step between.
+    assert prompt_times(session_of(path)) == ["2026-02-10T22:57:54.684+00:00", "2026-02-10T22:59:22.893+00:00"]
+    [cycle] = cycles_of(path)
+    assert (cycle.u, cycle.tabort) == (2, 1)  # lines 18 and 39: "[Request interrupted by user]"
+
+
+def test_a_slash_command_is_one_prompt() -> None:
+    # Line 1: `<command-message>init is analyzing your codebase…</command-message><command-name>/init…`, then its
+    # expansion (line 2, isMeta) and the model's steps; no other user line is typed (all others are tool results).
+    [init] = cycles_of(VIEWER / "1af7fc5e-8455-4414-9ccd-011d40f70b2a.jsonl")
+    assert init.u == 1
+
+
+def test_a_subagents_task_prompt_is_not_the_persons() -> None:
+    path = VIEWER / "5c0375b4-57a5-4f26-b12d-d022ee4e51b7.jsonl"
+    # Line 1 is `/orchestrator` with arguments (one prompt), line 2 its isMeta expansion. Lines 16 and 26 are
+    # the Task prompts Claude Code gave two subagents, written into this file with isSidechain: not typed.
+    assert prompt_times(session_of(path)) == ["2025-09-07T09:52:03.071+00:00"]
+    [cycle] = cycles_of(path)
+    assert cycle.u == 1
+
+
 def test_one_hour_cache_writes_are_priced_at_the_one_hour_rate() -> None:
     # The four steps of tool_heavy.jsonl (claude-opus-4-6: $5 in, $25 out, $0.50 cache read, $10 for a
     # 1-hour cache write per million), each writing only to the 1-hour cache (ephemeral_5m 0):

@@ -16,7 +16,8 @@ transcripts of Claude Code 1.x and 2.x):
   content} in the next user line. A rejected tool call is an error result saying the user
   doesn't want to proceed. Interruptions are user text "[Request interrupted by user…]".
 * Plan mode: `permissionMode: "plan"` on a user line (2.0.x) or a line of type `permission-mode`
-  (later versions); another mode, or an accepted `ExitPlanMode`, ends it.
+  (later versions), or an accepted `EnterPlanMode` (the agent asking for it); another mode, or an
+  accepted `ExitPlanMode`, ends it. The plan the agent writes under `~/.claude/plans/` is no edit.
 * Prompts. Most user lines are not typed: tool results, `isMeta` and `isCompactSummary` lines,
   `<task-notification>` (a background command or agent finished), `<local-command-caveat>`,
   `<local-command-stdout>`, system reminders. A slash command is one line holding `<command-name>`
@@ -109,6 +110,7 @@ class _Parse:
     open_step: dict[bool, tuple[str, Event] | None] = field(default_factory=lambda: {False: None, True: None})
     mode: Phase = "build"
     last_ts: dict[bool, datetime | None] = field(default_factory=lambda: {False: None, True: None})
+    plans: Path | None = None  # where this Claude Code keeps its plan files
     queue: list[_Queued] = field(default_factory=list)  # prompts and notifications waiting while the agent works
     # The PROMPT of the last slash command until a model step answers it: Claude Code may answer it itself.
     command: Event | None = None
@@ -192,7 +194,7 @@ def _set_mode(state: _Parse, mode: Any) -> None:
 
 
 def _tool_results(state: _Parse, blocks: list[Any], ts: datetime | None, subagent: bool) -> bool:
-    """Mode changes the results of ExitPlanMode make; whether the line held any result."""
+    """Mode changes the results of EnterPlanMode and ExitPlanMode make; whether the line held any result."""
     has_result = False
     for block in blocks:
         if not (isinstance(block, dict) and block.get("type") == "tool_result"):
@@ -202,7 +204,10 @@ def _tool_results(state: _Parse, blocks: list[Any], ts: datetime | None, subagen
         result = state.results.get(tool_id)
         if subagent or result is None:
             continue
-        if state.tool_names.get(tool_id) == "ExitPlanMode":
+        name = state.tool_names.get(tool_id)
+        if name == "EnterPlanMode" and not result.is_error:
+            state.mode = "plan"
+        elif name == "ExitPlanMode":
             if result.is_error:  # the person turned the plan down: planning goes on
                 state.events.append(Event(Kind.ABORT, ts, phase=state.mode))
             else:
@@ -276,6 +281,13 @@ def _queue_line(state: _Parse, entry: dict[str, Any], ts: datetime | None) -> No
             state.last_ts[False] = ts
 
 
+def _is_plan_file(path: Path, plans: Path | None) -> bool:
+    """A plan Claude Code keeps for itself: under its plans folder, not in the project."""
+    if plans is not None and path.is_relative_to(plans):
+        return True
+    return path.parent.name == "plans" and path.parent.parent.name == ".claude"
+
+
 def _tool_use(state: _Parse, block: dict[str, Any], ts: datetime | None, subagent: bool, cwd: Path | None) -> None:
     tool_id, name = str(block.get("id", "")), str(block.get("name", ""))
     state.tool_names[tool_id] = name
@@ -288,6 +300,8 @@ def _tool_use(state: _Parse, block: dict[str, Any], ts: datetime | None, subagen
         if isinstance(raw_path, str) and raw_path:
             path = Path(raw_path)
             files = (path if path.is_absolute() or cwd is None else cwd / path,)
+            if _is_plan_file(files[0], state.plans):
+                return
         rejected = bool(result and result.is_error and any(m in result.text for m in REJECTION_MARKERS))
         failed = bool(result and result.is_error and not rejected)
         state.events.append(
@@ -374,7 +388,7 @@ def parse(path: Path, seen: Seen | None = None) -> list[Session]:
     everything = main + sub_entries
     main, sub_entries = _not_seen(main, seen), _not_seen(sub_entries, seen)
     _remember(everything, seen)
-    state = _Parse(results=_collect_results(main + sub_entries))
+    state = _Parse(results=_collect_results(main + sub_entries), plans=path.parent.parent.parent / "plans")
     cwd = next((Path(str(e["cwd"])) for e in main if e.get("cwd")), None)
     version = ""
     for entries, forced_sub in ((main, False), (sub_entries, True)):

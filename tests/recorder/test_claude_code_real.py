@@ -100,3 +100,19 @@ def test_one_hour_cache_writes_are_priced_at_the_one_hour_rate() -> None:
     # 5-minute rate ($6.25) it would be 0.1603.
     [cycle] = cycles_of(SPOTTER / "tool_heavy.jsonl")
     assert cycle.tcost == pytest.approx(0.2266455, abs=5e-5)
+
+
+def test_the_agent_entering_plan_mode_plans_and_its_plan_file_is_no_edit() -> None:
+    path = SPOTTER / "8463c716-a2ea-4c14-9efa-87158ebd9f20.jsonl"
+    session = session_of(path)
+    # EnterPlanMode (line 13) is accepted at line 14; ExitPlanMode (line 20) approved at line 21. Between them,
+    # two steps: PzANRQ (lines 15-17) and E9oD5Z (line 20). Before: F1Hkdb RXukgF CuPDWr BBYa62; after:
+    # DQVLeR TU7uPA m8NwyM XmQJh4 QLTE9t dskqWr 3CcKQv Zqx4fg veJJcx fTPPwm XjqwTn psSjVN.
+    phases = [s.phase for s in main_steps(session)]
+    assert phases == ["build"] * 4 + ["plan"] * 2 + ["build"] * 12
+    # The four steps before it only looked around (Bash bd show, Grep, Read): no edit, so planning after
+    # them starts no new cycle; the one commit comes after the build.
+    [cycle] = cycles_of(path)
+    # Write /home/USER/.claude/plans/drifting-tumbling-whisper.md (line 17) is the plan, not a project file;
+    # Write …/lib/spotter/services/transcript_renderer… (line 26) is the one edit.
+    assert (cycle.a, cycle.tedits, cycle.pm, cycle.bm) == (18, 1, "claude-opus-4.6", "claude-opus-4.6")

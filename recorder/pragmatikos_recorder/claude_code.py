@@ -22,10 +22,11 @@ transcripts of Claude Code 1.x and 2.x):
   `<task-notification>` (a background command or agent finished), `<local-command-caveat>`,
   `<local-command-stdout>`, system reminders. A slash command is one line holding `<command-name>`
   (its expansion follows as an `isMeta` line): one prompt, unless Claude Code answers it itself
-  (`/mcp`, `/model`, `/compact`: a `<local-command-stdout>` line follows). A prompt typed while the
-  agent works is a `queue-operation` `enqueue`; `dequeue` hands it over as a later user line,
-  `remove` folds it into the running turn and no user line is written (2.1.x), so only a removed
-  one counts at the queue. A `remove` without content takes a typed prompt before a notification.
+  (a built-in such as `/mcp`: a `<local-command-stdout>` line follows, or no model step before the
+  next prompt). A prompt typed while the agent works is a `queue-operation` `enqueue`; `dequeue`
+  hands it over as a later user line, `remove` folds it into the running turn and no user line is
+  written (2.1.x), so only a removed one counts at the queue, unless it is a slash command (run on
+  its own line). A `remove` without content takes a typed prompt before a queued notification.
 """
 
 from __future__ import annotations

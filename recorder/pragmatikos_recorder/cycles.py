@@ -2,7 +2,7 @@
 
 A cycle is the work from a plan (or the session's start) until the commit that follows: it ends
 at a commit made in the session (the cycle keeps the rest of that turn; the next prompt starts a
-new one), at a return to planning after building, or at the session's end.
+new one), at a return to planning after building (an edit in build mode), or at the session's end.
 """
 
 from __future__ import annotations
@@ -77,7 +77,9 @@ def cut(session: Session) -> list[list[Event]]:
             if (typed_after_commit or back_to_planning) and current:
                 cycles.append(current)
                 current, built, committed = [], False, False
-            if event.kind is Kind.STEP and event.phase == "build":
+            # Building is changing files: steps that only looked around before the agent chose
+            # to plan (EnterPlanMode) belong to the cycle the plan starts.
+            if event.kind is Kind.EDIT and event.phase == "build":
                 built = True
             if event.kind is Kind.COMMIT:
                 committed = True

@@ -40,6 +40,7 @@ class Tokens:
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    cache_write_1h: int = 0  # the part of `cache_write` kept for an hour, priced above the 5-minute writes
 
 
 @dataclass(slots=True)

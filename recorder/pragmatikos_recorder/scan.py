@@ -41,7 +41,8 @@ def find(harness: str, roots: Roots) -> tuple[list[Path], Parser]:
         paths = codex.find_logs(roots.codex)
         subagents = codex.index_subagents(paths)
         return paths, lambda path: codex.parse(path, subagents)
-    return aider.find_logs(roots.aider), aider.parse
+    commits = aider.CommitTimes()  # shared by the scan's histories: one `git log` per repository
+    return aider.find_logs(roots.aider), lambda path: aider.parse(path, commits)
 
 
 def _last_time(session: Session) -> datetime | None:

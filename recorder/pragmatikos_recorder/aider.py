@@ -277,7 +277,7 @@ def read(path: Path, commits: CommitTimes | None = None) -> Reading:
     except OSError as error:
         return Reading(skipped=Skipped(path, f"could not be read ({error.strerror or error})"))
     repo = next((d for d in (path.parent, *path.parent.parents) if (d / ".git").exists()), None)
-    starts = [(i, m.group(1)) for i, line in enumerate(lines) if (m := START_RE.match(line))]
+    starts = [(i, m.group(1)) for i, line in enumerate(lines) if line[:2] == "# " and (m := START_RE.match(line))]
     sessions = []
     for n, (first, started) in enumerate(starts):
         last = starts[n + 1][0] if n + 1 < len(starts) else len(lines)

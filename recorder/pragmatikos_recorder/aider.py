@@ -13,9 +13,11 @@ The file is Markdown appended to by every session, as aider's InputOutput writes
   ends it): a prompt, a `/command`, the echo of a `/ask`, `/code` or `/architect` message (aider
   writes the message again as it runs it in that mode), an answer given for a whole group of
   y/n questions (`…(A)ll/(S)kip all [Yes]: a`), or, in architect mode, the plan handed to the editor.
-* Plain lines are the model's reply.
-Lines end in two spaces (Markdown line breaks). The log has no time per message: active hours
-and step latencies are unknown; a cycle's end is the time of its commit where git knows it.
+* Plain lines are the model's reply (so is a `#### heading` of its own: aider ends each line it
+  writes with two spaces, a Markdown line break, and the reply's lines lack them).
+A reply is one step: its token report says so; before token reports, the first reply text after
+an input is. The log has no time per message: active hours and step latencies are unknown; a
+cycle's end is the time of its commit where git knows it.
 Modes: `code` (and any edit format) builds; `architect` plans, then its editor builds; `ask`,
 `help` and `context` only talk: their replies cost money but neither plan nor build.
 """
@@ -123,12 +125,13 @@ def _command(text: str) -> tuple[str, str]:
 
 
 class _SessionReader:
-    def __init__(self, path: Path, repo: Path | None, started: str, commits: CommitTimes, *, text_steps: bool) -> None:
+    def __init__(
+        self, path: Path, repo: Path | None, started: datetime, commits: CommitTimes, *, text_steps: bool
+    ) -> None:
         # aider names files relative to the repository's top level, where it keeps the history by default.
         self.repo, self.top, self.commits = repo, repo or path.parent, commits
-        self.started = datetime.strptime(started, "%Y-%m-%d %H:%M:%S").astimezone()  # local time
-        self.now = self.started
-        self.session = Session(HARNESS, f"{path}\x00{started}", "", [], cwd=self.top, timed=False)
+        self.now = started
+        self.session = Session(HARNESS, f"{path}\x00{started:%Y-%m-%d %H:%M:%S}", "", [], cwd=self.top, timed=False)
         self.main_model, self.editor_model, self.effort = "", "", ""
         self.mode: Mode = "code"  # the session's chat mode, as last announced
         self.one_turn: Mode | None = None  # a `/ask msg`-like command: its echoed message runs in this mode
@@ -188,9 +191,9 @@ class _SessionReader:
             self.editor_model = match.group(1)
         elif text.startswith("Tokens: "):
             cost = COST_RE.search(text)
-            self._report(float(cost.group(1)) if cost else None)
+            self._report(_dollars(cost.group(1)) if cost else None)
         elif match := OLD_TOKENS_RE.match(text):
-            self._report(float(match.group(1)) if match.group(1) else None)
+            self._report(_dollars(match.group(1)) if match.group(1) else None)
         elif match := APPLIED_RE.match(text):
             self._add(Kind.EDIT, "build", files=(self.top / match.group(1).strip(),))
         elif FAILED_EDIT_RE.search(text) and not self.failure_noted:
@@ -238,17 +241,31 @@ class _SessionReader:
         self._add(Kind.STEP, phase, model=model, provider=provider_of(model), effort=effort, cost=cost)
 
 
+def _dollars(text: str) -> float | None:
+    try:
+        return float(text)
+    except ValueError:  # "$." and the like: a report cut short
+        return None
+
+
 def _mode(edit_format: str) -> Mode:
     if edit_format == "architect":
         return "architect"
     return "talk" if edit_format in TALK_MODES else "code"
 
 
+def _local_time(text: str) -> datetime | None:
+    try:
+        return datetime.strptime(text, "%Y-%m-%d %H:%M:%S").astimezone()  # aider writes local time
+    except ValueError:
+        return None
+
+
 def _has_token_reports(lines: list[str]) -> bool:
     return any(line.startswith("> Tokens: ") or OLD_TOKENS_RE.match(line[2:]) for line in lines if line[:2] == "> ")
 
 
-def _read_session(path: Path, repo: Path | None, started: str, lines: list[str], commits: CommitTimes) -> Session:
+def _read_session(path: Path, repo: Path | None, started: datetime, lines: list[str], commits: CommitTimes) -> Session:
     reader = _SessionReader(path, repo, started, commits, text_steps=not _has_token_reports(lines))
     # aider ends every input line with a Markdown line break; a reply's own `#### heading` has none. Where a
     # file lost its trailing spaces (an editor trimmed them) every `####` line has to count as input.
@@ -277,11 +294,14 @@ def read(path: Path, commits: CommitTimes | None = None) -> Reading:
     except OSError as error:
         return Reading(skipped=Skipped(path, f"could not be read ({error.strerror or error})"))
     repo = next((d for d in (path.parent, *path.parent.parents) if (d / ".git").exists()), None)
-    starts = [(i, m.group(1)) for i, line in enumerate(lines) if line[:2] == "# " and (m := START_RE.match(line))]
+    starts = [
+        (i, _local_time(m.group(1))) for i, line in enumerate(lines) if line[:2] == "# " and (m := START_RE.match(line))
+    ]
     sessions = []
     for n, (first, started) in enumerate(starts):
         last = starts[n + 1][0] if n + 1 < len(starts) else len(lines)
-        sessions.append(_read_session(path, repo, started, lines[first + 1 : last], commits))
+        if started is not None:  # None: an impossible date (month 13); that session only is lost
+            sessions.append(_read_session(path, repo, started, lines[first + 1 : last], commits))
     replied = [s for s in sessions if any(e.kind is Kind.STEP for e in s.events)]
     named = [s for s in replied if any(e.kind is Kind.STEP and e.model for e in s.events)]
     if replied and not named:

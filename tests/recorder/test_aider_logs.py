@@ -20,6 +20,7 @@ from pragmatikos_recorder.git_ship import ShipJudge
 from pragmatikos_recorder.session import Kind, Session
 
 from tests.data.paths import DATA_DIR
+from tests.recorder.conftest import World, git
 
 AIDER_DATA = DATA_DIR / "aider"
 
@@ -183,3 +184,12 @@ def test_a_history_cut_short_anywhere_still_reads(name: str, tmp_path: Path) -> 
 
 def prompts(sessions: list[Session]) -> int:
     return sum(1 for s in sessions for e in s.events if e.kind is Kind.PROMPT)
+
+
+def test_commit_times_come_from_the_repository_for_the_short_hashes_aider_prints(world: World) -> None:
+    # The fixture repository's aider commit, made at 2025-03-12 12:05:00 local time (conftest.py).
+    short = git(world.cli, "log", "-1", "--format=%h", "--author=(aider)").strip()
+    stamp = int(git(world.cli, "log", "-1", "--format=%ct", short).strip())
+    times = aider.CommitTimes()
+    assert times.of(world.cli, short) == datetime.fromtimestamp(stamp, UTC)
+    assert times.of(world.cli, "0000000") is None  # a hash the repository does not know

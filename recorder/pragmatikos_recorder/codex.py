@@ -14,6 +14,11 @@ Lines are {timestamp, type, payload}, as Codex's rollout recorder writes them:
   reasoning_output_tokens}}}: running totals, so a cycle's tokens are the growth of the totals.
 * Subagent threads (later versions) have rollouts of their own whose session_meta says
   `source: {subagent: {thread_spawn: {parent_thread_id}}}`; their work is read with the parent's.
+* The model is only on `turn_context`: a rollout without one is skipped, saying so, rather than
+  read into cycles without a model.
+* Rollouts of mid-2025 (before the envelope) are bare lines: a header {id, timestamp, instructions,
+  git}, `{"record_type": "state"}` markers and response items with no time of their own. They record
+  no model and no times: they are skipped, saying so.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ from typing import Any, Final
 
 from pragmatikos_recorder.jsonl import json_objects, token_count
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
+from pragmatikos_recorder.skips import Reading, Skipped
 from pragmatikos_recorder.timeutil import parse_ts
 
 HARNESS: Final = "codex"
@@ -39,6 +45,11 @@ RESULT_ITEMS: Final = frozenset({"function_call_output", "custom_tool_call_outpu
 SHELL_NAMES: Final = frozenset({"shell", "container.exec", "local_shell", "exec_command", "shell_command"})
 PATCH_FILE_RE: Final = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
 EXIT_CODE_RES: Final = (re.compile(r"Exit code: (-?\d+)"), re.compile(r"Process exited with code (-?\d+)"))
+PRE_ENVELOPE: Final = (
+    "written in Codex's rollout format of mid-2025 (lines without the timestamp/type/payload envelope), "
+    "which records neither the model nor the time of each step"
+)
+NO_MODEL: Final = "records no model (it has no turn_context, where Codex writes the model)"
 
 
 def default_root() -> Path:
@@ -159,23 +170,35 @@ def index_subagents(paths: list[Path]) -> Subagents:
 
 def parse(path: Path, subagents: Subagents | None = None) -> list[Session]:
     """One rollout as a session, with the work of its subagent threads; [] for a subagent's own rollout."""
+    return read(path, subagents).sessions
+
+
+def read(path: Path, subagents: Subagents | None = None) -> Reading:
+    """As `parse`, and why a rollout gave no session when it had work but could not be read."""
     subagents = subagents or Subagents()
     if path in subagents.paths:
-        return []
+        return Reading()
     session = _read(path)
-    if session is None:
-        return []
+    if not isinstance(session, Session):
+        return Reading(skipped=session)
     for child_path in subagents.of_parent.get(session.session_id, []):
         child = _read(child_path)
-        for event in child.events if child else []:
+        for event in child.events if isinstance(child, Session) else []:
             # The subagent's "prompt" is the task its parent gave it, not something the person typed.
             if event.kind is not Kind.PROMPT:
                 event.subagent = True
                 session.events.append(event)
-    return [session]
+    return Reading([session])
 
 
-def _read(path: Path) -> Session | None:
+def _is_pre_envelope(first: dict[str, Any] | None) -> bool:
+    return first is not None and "payload" not in first and "id" in first and "timestamp" in first
+
+
+def _read(path: Path) -> Session | Skipped | None:
+    """The rollout's session; why it was skipped; or None when it holds no assistant step."""
+    if _is_pre_envelope(next(json_objects(path), None)):
+        return Skipped(path, PRE_ENVELOPE)
     entries = list(_lines(path))
     outputs: dict[str, tuple[bool, datetime | None]] = {}
     for entry in entries:
@@ -249,8 +272,11 @@ def _read(path: Path) -> Session | None:
                 )
                 events.append(step)
             _tool_call(events, payload, ts, phase_now, outputs, cwd)
-    if not any(e.kind is Kind.STEP for e in events):
+    steps = [e for e in events if e.kind is Kind.STEP]
+    if not steps:
         return None
+    if not any(e.model for e in steps):
+        return Skipped(path, NO_MODEL)
     return Session(HARNESS, session_id, version, events, cwd=cwd)
 
 

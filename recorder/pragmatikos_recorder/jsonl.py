@@ -71,7 +71,7 @@ def reporting_to(report: ReadReport, harness: str) -> Iterator[None]:
         _current.reset(token)
 
 
-def _file_skipped(path: Path, why: str) -> None:
+def skip_file(path: Path, why: str) -> None:
     if (current := _current.get()) is not None:
         report, harness = current
         report.skipped_files.setdefault(path, (harness, why))
@@ -103,17 +103,17 @@ def why_unreadable(path: Path) -> str | None:
 
 def _open(path: Path) -> IO[bytes] | None:
     if (why := why_unreadable(path)) is not None:
-        _file_skipped(path, why)
+        skip_file(path, why)
         return None
     try:
         # O_NONBLOCK: should the file be swapped for a FIFO after the check, opening it does not wait.
         descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
     except OSError:
-        _file_skipped(path, UNREADABLE)
+        skip_file(path, UNREADABLE)
         return None
     if not stat.S_ISREG(os.fstat(descriptor).st_mode):
         os.close(descriptor)
-        _file_skipped(path, NOT_REGULAR)
+        skip_file(path, NOT_REGULAR)
         return None
     _file_read(path)
     return os.fdopen(descriptor, "rb")
@@ -136,7 +136,7 @@ def text_lines(path: Path) -> Iterator[tuple[int, str]]:
             else:
                 yield number, line.decode("utf-8", errors="replace")
             if total > MAX_FILE_BYTES:  # still growing while read
-                _file_skipped(path, TOO_LARGE)
+                skip_file(path, TOO_LARGE)
                 return
 
 

@@ -12,9 +12,10 @@ from typing import Final
 from pragmatikos_recorder import aider, claude_code, codex
 from pragmatikos_recorder.cycles import Cycle, cycle_facts
 from pragmatikos_recorder.git_ship import ShipJudge, only_under
-from pragmatikos_recorder.jsonl import ReadReport, reporting_to
+from pragmatikos_recorder.jsonl import ReadReport, reporting_to, skip_file
 from pragmatikos_recorder.progress import Progress
 from pragmatikos_recorder.session import Session
+from pragmatikos_recorder.skips import Reading
 
 HARNESSES: Final = ("claude-code", "codex", "aider")
 
@@ -46,8 +47,16 @@ def find(harness: str, roots: Roots) -> tuple[list[Path], Parser]:
     if harness == "codex":
         paths = codex.find_logs(roots.codex)
         subagents = codex.index_subagents(paths)
-        return paths, lambda path: codex.parse(path, subagents)
-    return aider.find_logs(roots.aider), aider.parse
+        return paths, lambda path: _sessions(codex.read(path, subagents))
+    commits = aider.CommitTimes()  # shared by the scan's histories: one `git log` per repository
+    return aider.find_logs(roots.aider), lambda path: _sessions(aider.read(path, commits))
+
+
+def _sessions(reading: Reading) -> list[Session]:
+    """A reader's sessions; a file it left out is told in the scan's summary, with why."""
+    if reading.skipped is not None:
+        skip_file(reading.skipped.path, reading.skipped.reason)
+    return reading.sessions
 
 
 def _last_time(session: Session) -> datetime | None:

@@ -1,19 +1,17 @@
 """Known model names, from a maintained price list (genai-prices), for the public-label rule.
 
 The list ships inside the package (no network). A name is known when it is exactly a model's id or
-one of the names or prefixes the list matches that model by, in our canonical form too (versions
-dotted: claude-opus-4-7 and claude-opus-4.7 are the same name). Exact rather than the package's
-own prefix matching: `claude-opus-4-7-alice` matches a prefix, but is no model anyone sells.
+one of the names or prefixes the list matches that model by, both in the shared canonical form
+(`pragmatikos_contract.names`: claude-opus-4-7-20260101 and claude-opus-4.7 are the same name).
+Exact rather than the package's own prefix matching: `claude-opus-4-7-alice` matches a prefix,
+but is no model anyone sells.
 """
 
-import re
 from functools import cache
 from typing import Any
 
 from genai_prices import data_snapshot
-
-# A dash between two digits, as in claude-opus-4-7: our canonical names write a dot there.
-_VERSION_DASH = re.compile(r"(?<=[0-9])-(?=[0-9](?:[^0-9]|$))")
+from pragmatikos_contract.names import canonical_model
 
 
 def _clause_names(clause: Any) -> list[str]:
@@ -27,20 +25,16 @@ def _clause_names(clause: Any) -> list[str]:
     return []
 
 
-def canonical(name: str) -> str:
-    return _VERSION_DASH.sub(".", name.strip().lower())
-
-
 @cache
 def known_models() -> frozenset[str]:
     names: set[str] = set()
     for provider in data_snapshot.get_snapshot().providers:
         for model in provider.models:
             for name in (model.id, *_clause_names(model.match)):
-                names.add(canonical(name))
+                names.add(canonical_model(name))
     return frozenset(names)
 
 
 def is_known_model(name: str) -> bool:
     """Whether the price list names this model (in any of its spellings)."""
-    return canonical(name) in known_models()
+    return canonical_model(name) in known_models()

@@ -1,8 +1,10 @@
 """Model and provider names as the contract wants them: canonical, lowercase, no vendor paths.
 
-The model rule follows the OpenCode plugin (keep the part after the last `/`, drop a trailing
-date) and also writes version digits joined by `-` with dots, so `claude-opus-4-5-20251101`
-and `claude-opus-4.5` count as one model.
+The model rule is the contract's own (`pragmatikos_contract.names`, shared with the service), so
+`claude-opus-4-5-20251101` and `claude-opus-4.5` count as one model on both sides. What is the
+recorder's alone: a fine-tune is sent as its base model (its id names the organisation that made
+it), a provider is named for logs that record only the model, and the family table says which
+unlisted names are plainly public ones (`qwen3:32b`, an Ollama tag of a listed model).
 """
 
 from __future__ import annotations
@@ -10,9 +12,13 @@ from __future__ import annotations
 import re
 from typing import Final
 
-TRAILING_DATE_RE: Final = re.compile(r"(?:[-@][0-9]{8}|-[0-9]{4}-[0-9]{2}-[0-9]{2})$")
-# Two or more short numeric segments in a row: "4-5" in "claude-opus-4-5", "3-5" in "claude-3-5-sonnet".
-VERSION_RUN_RE: Final = re.compile(r"(?<![0-9a-z.])([0-9]{1,2}(?:-[0-9]{1,2})+)(?![0-9a-z])")
+from pragmatikos_contract.names import canonical_model
+
+__all__ = ["FAMILY_PROVIDERS", "base_model", "canonical_model", "is_family_name", "model_name", "provider_of"]
+
+# OpenAI fine-tunes: `ft:BASE:ORG:SUFFIX:ID` and the older `BASE:ft-ORG-DATE`; ORG and SUFFIX are private.
+FINE_TUNE_RE: Final = re.compile(r"ft:([^:]+)(?::.*)?", re.IGNORECASE)
+LEGACY_FINE_TUNE_RE: Final = re.compile(r"([^:]+):ft-.*", re.IGNORECASE)
 
 # Providers named by a model's family, for logs that record the model without its provider.
 FAMILY_PROVIDERS: Final[tuple[tuple[str, str], ...]] = (
@@ -32,14 +38,22 @@ FAMILY_PROVIDERS: Final[tuple[tuple[str, str], ...]] = (
     ("kimi", "moonshot"),
     ("qwen", "alibaba"),
     ("glm", "zhipu"),
+    ("llama", "meta"),
+    ("gemma", "google"),
 )
-
-
-def canonical_model(raw: str) -> str:
-    """`anthropic/claude-opus-4-5-20251101` -> `claude-opus-4.5`; `openai/gpt-4o` -> `gpt-4o`."""
-    name = raw.strip().rsplit("/", 1)[-1].lower()
-    name = TRAILING_DATE_RE.sub("", name)
-    return VERSION_RUN_RE.sub(lambda match: match.group(1).replace("-", "."), name)
+# Words a public model name is made of after its family (`qwen3-coder-30b-a3b-instruct`, `gpt-oss:20b`).
+FAMILY_WORDS: Final = frozenset(
+    {"mini", "nano", "micro", "tiny", "small", "medium", "large", "xl", "pro", "max", "plus", "ultra", "lite"}
+    | {"flash", "turbo", "fast", "instant", "preview", "latest", "exp", "experimental", "stable", "beta"}
+    | {"instruct", "chat", "coder", "code", "codex", "thinking", "reasoning", "reasoner", "vision", "vl"}
+    | {"omni", "audio", "realtime", "sonnet", "opus", "haiku", "oss", "base", "it", "distill", "moe", "next"}
+    | {"air", "search", "high", "low", "fp16", "bf16", "fp8", "int4", "int8"}
+    | {prefix for prefix, _ in FAMILY_PROVIDERS}
+)
+# A size, version or quantisation: 32b, 4o, 8x7b, a3b, v3, r1, k2, q4 (and the k, m of q4_k_m).
+FAMILY_SEGMENT_RE: Final = re.compile(r"[0-9]{1,4}[a-z]{0,2}|[a-z][0-9]+[a-z]?|[0-9]+x[0-9]+b|[a-z]")
+WORD_WITH_VERSION_RE: Final = re.compile(r"([a-z]+)[0-9]*")  # small3 in mistral-small3.2
+NAME_SEGMENTS_RE: Final = re.compile(r"[-.:_]")
 
 
 def provider_of(raw_model: str, default: str = "") -> str:
@@ -53,3 +67,31 @@ def provider_of(raw_model: str, default: str = "") -> str:
         if name.startswith(prefix):
             return provider
     return "unknown"
+
+
+def base_model(raw: str) -> str:
+    """A fine-tune's base model (`ft:gpt-4o-mini-2024-07-18:acme:bot:9abc` -> `gpt-4o-mini-2024-07-18`), else `raw`."""
+    name = raw.strip()
+    match = FINE_TUNE_RE.fullmatch(name) or LEGACY_FINE_TUNE_RE.fullmatch(name)
+    return match.group(1) if match else name
+
+
+def model_name(raw: str) -> str:
+    """The name a row carries for a model as a log spells it: its base model, canonical."""
+    return canonical_model(base_model(raw))
+
+
+def is_family_name(name: str) -> bool:
+    """Whether a canonical name is a known family followed only by sizes, versions and common words."""
+    first, *rest = NAME_SEGMENTS_RE.split(name)
+    family = next((prefix for prefix, _ in FAMILY_PROVIDERS if first.startswith(prefix)), None)
+    if family is None or not re.fullmatch(r"[0-9]*", first.removeprefix(family)):
+        return False
+    return all(_is_family_segment(segment) for segment in rest)
+
+
+def _is_family_segment(segment: str) -> bool:
+    if FAMILY_SEGMENT_RE.fullmatch(segment):
+        return True
+    word = WORD_WITH_VERSION_RE.fullmatch(segment)
+    return word is not None and word.group(1) in FAMILY_WORDS

@@ -16,7 +16,17 @@ transcripts of Claude Code 1.x and 2.x):
   content} in the next user line. A rejected tool call is an error result saying the user
   doesn't want to proceed. Interruptions are user text "[Request interrupted by user…]".
 * Plan mode: `permissionMode: "plan"` on a user line (2.0.x) or a line of type `permission-mode`
-  (later versions); another mode, or an accepted `ExitPlanMode`, ends it.
+  (later versions), or an accepted `EnterPlanMode` (the agent asking for it); another mode, or an
+  accepted `ExitPlanMode`, ends it. The plan the agent writes under `~/.claude/plans/` is no edit.
+* Prompts. Most user lines are not typed: tool results, `isMeta` and `isCompactSummary` lines,
+  `<task-notification>` (a background command or agent finished), `<local-command-caveat>`,
+  `<local-command-stdout>`, system reminders. A slash command is one line holding `<command-name>`
+  (its expansion follows as an `isMeta` line): one prompt, unless Claude Code answers it itself
+  (a built-in such as `/mcp`: a `<local-command-stdout>` line follows, or no model step before the
+  next prompt). A prompt typed while the agent works is a `queue-operation` `enqueue`; `dequeue`
+  hands it over as a later user line, `remove` folds it into the running turn and no user line is
+  written (2.1.x), so only a removed one counts at the queue, unless it is a slash command (run on
+  its own line). A `remove` without content takes a typed prompt before a queued notification.
 """
 
 from __future__ import annotations
@@ -27,7 +37,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
-from pragmatikos_recorder.jsonl import json_objects
+from pragmatikos_recorder.jsonl import json_objects, modified_time, token_count
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
 from pragmatikos_recorder.timeutil import parse_ts
 
@@ -36,7 +46,19 @@ EDIT_TOOLS: Final = frozenset({"Edit", "MultiEdit", "Write", "NotebookEdit"})
 SHELL_TOOLS: Final = frozenset({"Bash"})
 REJECTION_MARKERS: Final = ("doesn't want to proceed", "tool use was rejected", "user rejected")
 INTERRUPTION_MARKER: Final = "[Request interrupted by user"
-NOT_TYPED_PREFIXES: Final = ("<command-", "<local-command-", "Caveat:", INTERRUPTION_MARKER, "<system-reminder>")
+COMMAND_MARKER: Final = "<command-name>"
+LOCAL_OUTPUT_PREFIXES: Final = ("<local-command-stdout>", "<local-command-stderr>")
+# User lines Claude Code writes itself, not the person.
+INJECTED_PREFIXES: Final = (
+    "<task-notification>",
+    "<local-command-",
+    "Caveat:",
+    "<system-reminder>",
+    "<bash-input>",
+    "<bash-stdout>",
+    "<bash-stderr>",
+    "This session is being continued from a previous conversation",
+)
 
 
 def default_root() -> Path:
@@ -51,7 +73,27 @@ def find_logs(root: Path) -> list[Path]:
         return []
     # Oldest first: a resumed session's file repeats what an older one holds, and the older one keeps it.
     found = [p for p in projects.glob("*/*.jsonl") if not p.name.startswith("agent-")]
-    return sorted(found, key=lambda p: (p.stat().st_mtime, p.name))
+    return sorted(found, key=lambda p: (modified_time(p), p.name))
+
+
+USAGE_KEYS: Final = ("input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens")
+
+
+def _bad_line(entry: dict[str, Any]) -> str | None:
+    """What makes a line unusable (the reader would misread it or stop on it), or None."""
+    message = entry.get("message")
+    if message is None:
+        return None
+    if not isinstance(message, dict):
+        return "a message that is not an object"
+    usage = message.get("usage")
+    if isinstance(usage, dict) and any(token_count(usage.get(key)) is None for key in USAGE_KEYS):
+        return "a token count that is not a whole number"
+    return None
+
+
+def _lines(path: Path) -> list[dict[str, Any]]:
+    return list(json_objects(path, _bad_line))
 
 
 def _text_of(content: Any) -> str:
@@ -62,6 +104,12 @@ def _text_of(content: Any) -> str:
             str(block.get("text", "")) for block in content if isinstance(block, dict) and block.get("type") == "text"
         )
     return ""
+
+
+@dataclass(slots=True)
+class _Queued:
+    text: str
+    typed: bool
 
 
 @dataclass(slots=True)
@@ -83,6 +131,10 @@ class _Parse:
     open_step: dict[bool, tuple[str, Event] | None] = field(default_factory=lambda: {False: None, True: None})
     mode: Phase = "build"
     last_ts: dict[bool, datetime | None] = field(default_factory=lambda: {False: None, True: None})
+    plans: Path | None = None  # where this Claude Code keeps its plan files
+    queue: list[_Queued] = field(default_factory=list)  # prompts and notifications waiting while the agent works
+    # The PROMPT of the last slash command until a model step answers it: Claude Code may answer it itself.
+    command: Event | None = None
 
 
 @dataclass(slots=True)
@@ -117,21 +169,31 @@ def _collect_results(entries: list[dict[str, Any]]) -> dict[str, _Result]:
     return results
 
 
+def _positive(value: Any) -> int:
+    return value if isinstance(value, int) and value > 0 else 0
+
+
 def _tokens(usage: Any) -> Tokens | None:
     if not isinstance(usage, dict):
         return None
-
-    def count(key: str) -> int:
-        value = usage.get(key)
-        return value if isinstance(value, int) and value > 0 else 0
-
+    cache_read, cache_write = (
+        _positive(usage.get("cache_read_input_tokens")),
+        _positive(usage.get("cache_creation_input_tokens")),
+    )
+    # Since mid-2025 the writes are also split by how long the cache keeps them; an hour costs more.
+    split = usage.get("cache_creation")
+    one_hour = five_minutes = 0
+    if isinstance(split, dict):
+        one_hour = _positive(split.get("ephemeral_1h_input_tokens"))
+        five_minutes = _positive(split.get("ephemeral_5m_input_tokens"))
+    cache_write = max(cache_write, one_hour + five_minutes)
     # Anthropic's input_tokens excludes cache reads and writes; genai-prices' input counts them all.
-    cache_read, cache_write = count("cache_read_input_tokens"), count("cache_creation_input_tokens")
     return Tokens(
-        input=count("input_tokens") + cache_read + cache_write,
-        output=count("output_tokens"),
+        input=_positive(usage.get("input_tokens")) + cache_read + cache_write,
+        output=_positive(usage.get("output_tokens")),
         cache_read=cache_read,
         cache_write=cache_write,
+        cache_write_1h=one_hour,
     )
 
 
@@ -143,6 +205,7 @@ def _larger(a: Tokens | None, b: Tokens | None) -> Tokens | None:
         max(a.output, b.output),
         max(a.cache_read, b.cache_read),
         max(a.cache_write, b.cache_write),
+        max(a.cache_write_1h, b.cache_write_1h),
     )
 
 
@@ -151,11 +214,8 @@ def _set_mode(state: _Parse, mode: Any) -> None:
         state.mode = "plan" if mode == "plan" else "build"
 
 
-def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subagent: bool) -> None:
-    message = entry.get("message") or {}
-    content = message.get("content")
-    blocks = content if isinstance(content, list) else []
-    state.open_step[subagent] = None
+def _tool_results(state: _Parse, blocks: list[Any], ts: datetime | None, subagent: bool) -> bool:
+    """Mode changes the results of EnterPlanMode and ExitPlanMode make; whether the line held any result."""
     has_result = False
     for block in blocks:
         if not (isinstance(block, dict) and block.get("type") == "tool_result"):
@@ -163,12 +223,25 @@ def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subage
         has_result = True
         tool_id = str(block.get("tool_use_id", ""))
         result = state.results.get(tool_id)
-        if state.tool_names.get(tool_id) == "ExitPlanMode" and not subagent and result is not None:
+        if subagent or result is None:
+            continue
+        name = state.tool_names.get(tool_id)
+        if name == "EnterPlanMode" and not result.is_error:
+            state.mode = "plan"
+        elif name == "ExitPlanMode":
             if result.is_error:  # the person turned the plan down: planning goes on
                 state.events.append(Event(Kind.ABORT, ts, phase=state.mode))
             else:
                 state.mode = "build"
-    if has_result:
+    return has_result
+
+
+def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subagent: bool) -> None:
+    message = entry.get("message") or {}
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    state.open_step[subagent] = None
+    if _tool_results(state, blocks, ts, subagent):
         state.events.append(Event(Kind.ACTIVITY, ts, phase=state.mode, subagent=subagent))
         state.last_ts[subagent] = ts
         return
@@ -180,11 +253,60 @@ def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subage
     if subagent or entry.get("isMeta") or entry.get("isCompactSummary") or not text:
         state.last_ts[subagent] = ts
         return
-    if text.startswith(NOT_TYPED_PREFIXES):
+    _take_from_queue(state, text)
+    if text.startswith(INJECTED_PREFIXES):
+        if text.startswith(LOCAL_OUTPUT_PREFIXES):
+            _not_a_prompt(state)
         return
+    _not_a_prompt(state)  # a command no model step answered before this prompt
     _set_mode(state, entry.get("permissionMode"))
-    state.events.append(Event(Kind.PROMPT, ts, phase=state.mode))
-    state.last_ts[subagent] = ts
+    prompt = Event(Kind.PROMPT, ts, phase=state.mode)
+    state.events.append(prompt)
+    state.command = prompt if COMMAND_MARKER in text else None
+    state.last_ts[False] = ts
+
+
+def _not_a_prompt(state: _Parse) -> None:
+    """The pending slash command was answered by Claude Code itself (or not at all): no prompt to the agent."""
+    if state.command is None:
+        return
+    # Usually the last event or close to it; an identity search, as equal events may come before.
+    index = next((i for i in range(len(state.events) - 1, -1, -1) if state.events[i] is state.command), None)
+    if index is not None:
+        del state.events[index]
+    state.command = None
+
+
+def _take_from_queue(state: _Parse, text: str) -> _Queued | None:
+    """The queued entry `text` names, or without one the next: a typed prompt before a notification."""
+    queue = state.queue
+    chosen = next((q for q in queue if q.text == text), None) if text else None
+    if chosen is None and not text:
+        chosen = next((q for q in queue if q.typed), queue[0] if queue else None)
+    if chosen is not None:
+        queue.remove(chosen)
+    return chosen
+
+
+def _queue_line(state: _Parse, entry: dict[str, Any], ts: datetime | None) -> None:
+    operation, raw = entry.get("operation"), entry.get("content")
+    text = raw.strip() if isinstance(raw, str) else ""
+    if operation == "enqueue" and text:
+        state.queue.append(_Queued(text, typed=not text.startswith(INJECTED_PREFIXES)))
+    elif operation == "dequeue":  # handed over: it comes back as a user line
+        _take_from_queue(state, text)
+    elif operation == "remove":  # folded into the running turn, or run as a command (which has its own line)
+        taken = _take_from_queue(state, text)
+        if taken is not None and taken.typed and not taken.text.startswith("/"):
+            state.events.append(Event(Kind.PROMPT, ts, phase=state.mode))
+            state.last_ts[False] = ts
+
+
+def _is_plan_file(path: Path, plans: Path | None) -> bool:
+    """A plan Claude Code keeps for itself: under its plans folder, not in the project."""
+    if plans is not None and path.is_relative_to(plans):
+        return True
+    return path.parent.name == "plans" and path.parent.parent.name == ".claude"
 
 
 def _tool_use(state: _Parse, block: dict[str, Any], ts: datetime | None, subagent: bool, cwd: Path | None) -> None:
@@ -199,6 +321,8 @@ def _tool_use(state: _Parse, block: dict[str, Any], ts: datetime | None, subagen
         if isinstance(raw_path, str) and raw_path:
             path = Path(raw_path)
             files = (path if path.is_absolute() or cwd is None else cwd / path,)
+            if _is_plan_file(files[0], state.plans):
+                return
         rejected = bool(result and result.is_error and any(m in result.text for m in REJECTION_MARKERS))
         failed = bool(result and result.is_error and not rejected)
         state.events.append(
@@ -236,6 +360,8 @@ def _assistant_line(
             state.steps[key] = step
         state.events.append(step)
     state.open_step[subagent] = (message_id, step)
+    if not subagent:
+        state.command = None  # the model took the command up: it was a prompt
     step.tokens = _larger(step.tokens, _tokens(message.get("usage")))
     state.last_ts[subagent] = ts
     content = message.get("content")
@@ -249,7 +375,7 @@ def _subagent_files(path: Path, session_id: str) -> list[Path]:
     # Older versions wrote subagents beside the session as agent-*.jsonl carrying the parent's sessionId.
     beside = []
     for candidate in sorted(path.parent.glob("agent-*.jsonl")):
-        for entry in json_objects(candidate):
+        for entry in json_objects(candidate, _bad_line):
             if entry.get("sessionId") == session_id:
                 beside.append(candidate)
             break
@@ -277,13 +403,13 @@ def parse(path: Path, seen: Seen | None = None) -> list[Session]:
     resumed session makes of them are not counted again.
     """
     seen = seen if seen is not None else Seen()
-    main = list(json_objects(path))
+    main = _lines(path)
     session_id = next((str(e["sessionId"]) for e in main if e.get("sessionId")), path.stem)
-    sub_entries = [entry for sub in _subagent_files(path, session_id) for entry in json_objects(sub)]
+    sub_entries = [entry for sub in _subagent_files(path, session_id) for entry in _lines(sub)]
     everything = main + sub_entries
     main, sub_entries = _not_seen(main, seen), _not_seen(sub_entries, seen)
     _remember(everything, seen)
-    state = _Parse(results=_collect_results(main + sub_entries))
+    state = _Parse(results=_collect_results(main + sub_entries), plans=path.parent.parent.parent / "plans")
     cwd = next((Path(str(e["cwd"])) for e in main if e.get("cwd")), None)
     version = ""
     for entries, forced_sub in ((main, False), (sub_entries, True)):
@@ -298,6 +424,9 @@ def parse(path: Path, seen: Seen | None = None) -> list[Session]:
                 _assistant_line(state, entry, ts, subagent, cwd)
             elif entry.get("type") == "permission-mode" and not subagent:
                 _set_mode(state, entry.get("permissionMode"))
+            elif entry.get("type") == "queue-operation" and not subagent:
+                _queue_line(state, entry, ts)
+    _not_a_prompt(state)
     if not any(e.kind is Kind.STEP and not e.subagent for e in state.events):
         return []
     return [Session(HARNESS, session_id, version, state.events, cwd=cwd)]

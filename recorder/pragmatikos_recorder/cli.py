@@ -5,15 +5,16 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from pragmatikos_recorder import __version__
 from pragmatikos_recorder.client import BATCH_ROWS, Answer, NoServiceUrl, contribution_url, request, stats_url
-from pragmatikos_recorder.config import load_identity
+from pragmatikos_recorder.config import ConfigError, load_allowed_names, load_identity
 from pragmatikos_recorder.envelope import COLUMNS, envelope, to_rows
-from pragmatikos_recorder.scan import HARNESSES, Roots, find, scan
+from pragmatikos_recorder.privacy import PublicNames
+from pragmatikos_recorder.scan import HARNESSES, Roots, find, scan_logs
+from pragmatikos_recorder.summary import ScanSummary, summarise
 
 MASKED_INSTALL = "<install id: add --show-install to print it>"
 
@@ -34,6 +35,13 @@ def _parser() -> argparse.ArgumentParser:
         )
         sub.add_argument("--codex-dir", type=Path, help="Codex's folder (default ~/.codex or $CODEX_HOME)")
         sub.add_argument("--aider-root", type=Path, help="folder searched for aider histories (default your home)")
+        sub.add_argument(
+            "--allow-name",
+            action="append",
+            default=[],
+            metavar="NAME",
+            help="send this model or provider name though no public list knows it (also allow_names in config.toml)",
+        )
 
     def with_url(sub: argparse.ArgumentParser) -> None:
         sub.add_argument("--url", help="the contribution URL (default $PRAGMATIKOS_URL, else the public service)")
@@ -66,11 +74,12 @@ def _harnesses(args: argparse.Namespace) -> tuple[str, ...]:
     return HARNESSES if args.harness == "all" else (args.harness,)
 
 
-def _collect(args: argparse.Namespace) -> tuple[list[list[Any]], int]:
+def _collect(args: argparse.Namespace) -> tuple[list[list[Any]], ScanSummary]:
     identity = load_identity()
-    cycles = scan(_harnesses(args), _roots(args), since_days=args.since)
-    built = to_rows(cycles, identity.secret)
-    return built.rows, built.withheld
+    names = PublicNames(load_allowed_names() | frozenset(args.allow_name))
+    scanned = scan_logs(_harnesses(args), _roots(args), since_days=args.since)
+    built = to_rows(scanned.cycles, identity.secret, names)
+    return built.rows, summarise(scanned, built)
 
 
 def _print_table(rows: list[list[Any]]) -> None:
@@ -88,19 +97,15 @@ def _cell(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def _summary(rows: list[list[Any]], withheld: int) -> str:
-    by_harness = Counter(row[COLUMNS.index("harness")] for row in rows)
-    parts = ", ".join(f"{harness} {count}" for harness, count in sorted(by_harness.items()))
-    text = f"{len(rows)} cycles" + (f" ({parts})" if parts else "")
-    if withheld:
-        text += f"; {withheld} withheld because a model name could identify something"
-    return text
+def _print_summary(summary: ScanSummary) -> None:
+    for line in summary.lines():
+        print(line, file=sys.stderr)
 
 
 def cmd_scan(args: argparse.Namespace) -> int:
-    rows, withheld = _collect(args)
+    rows, summary = _collect(args)
     _print_table(rows)
-    print(_summary(rows, withheld), file=sys.stderr)
+    _print_summary(summary)
     return 0
 
 
@@ -121,8 +126,8 @@ def _report(answer: Answer) -> bool:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
-    rows, withheld = _collect(args)
-    print(_summary(rows, withheld), file=sys.stderr)
+    rows, summary = _collect(args)
+    _print_summary(summary)
     install = load_identity().install
     if args.dry_run:
         body = envelope(rows, install if args.show_install else MASKED_INSTALL)
@@ -179,7 +184,7 @@ def main(argv: list[str] | None = None) -> int:
     handlers = {"scan": cmd_scan, "submit": cmd_submit, "retract": cmd_retract, "status": cmd_status}
     try:
         return handlers[args.command](args)
-    except NoServiceUrl as error:
+    except (NoServiceUrl, ConfigError) as error:
         print(f"pragmatikos-record: {error}", file=sys.stderr)
         return 2
     except OSError as error:  # the service unreachable, a folder unreadable: one sentence, no trace

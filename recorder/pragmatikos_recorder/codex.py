@@ -14,6 +14,11 @@ Lines are {timestamp, type, payload}, as Codex's rollout recorder writes them:
   reasoning_output_tokens}}}: running totals, so a cycle's tokens are the growth of the totals.
 * Subagent threads (later versions) have rollouts of their own whose session_meta says
   `source: {subagent: {thread_spawn: {parent_thread_id}}}`; their work is read with the parent's.
+* The model is only on `turn_context`: a rollout without one is skipped, saying so, rather than
+  read into cycles without a model.
+* Rollouts of mid-2025 (before the envelope) are bare lines: a header {id, timestamp, instructions,
+  git}, `{"record_type": "state"}` markers and response items with no time of their own. They record
+  no model and no times: they are skipped, saying so.
 """
 
 from __future__ import annotations
@@ -27,8 +32,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
-from pragmatikos_recorder.jsonl import json_objects
+from pragmatikos_recorder.jsonl import json_objects, token_count
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
+from pragmatikos_recorder.skips import Reading, Skipped
 from pragmatikos_recorder.timeutil import parse_ts
 
 HARNESS: Final = "codex"
@@ -39,6 +45,11 @@ RESULT_ITEMS: Final = frozenset({"function_call_output", "custom_tool_call_outpu
 SHELL_NAMES: Final = frozenset({"shell", "container.exec", "local_shell", "exec_command", "shell_command"})
 PATCH_FILE_RE: Final = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
 EXIT_CODE_RES: Final = (re.compile(r"Exit code: (-?\d+)"), re.compile(r"Process exited with code (-?\d+)"))
+PRE_ENVELOPE: Final = (
+    "written in Codex's rollout format of mid-2025 (lines without the timestamp/type/payload envelope), "
+    "which records neither the model nor the time of each step"
+)
+NO_MODEL: Final = "records no model (it has no turn_context, where Codex writes the model)"
 
 
 def default_root() -> Path:
@@ -51,8 +62,25 @@ def find_logs(root: Path) -> list[Path]:
     return sorted(sessions.rglob("rollout-*.jsonl")) if sessions.is_dir() else []
 
 
+TOKEN_KEYS: Final = ("input_tokens", "output_tokens", "cached_input_tokens")
+
+
+def _bad_line(entry: dict[str, Any]) -> str | None:
+    """What makes a line unusable (the reader would misread it or stop on it), or None."""
+    payload = entry.get("payload")
+    if not isinstance(payload, dict):
+        return "no payload object"
+    if not all(isinstance(kind, str | None) for kind in (entry.get("type"), payload.get("type"))):
+        return "a type that is not a string"
+    info = payload.get("info")
+    usage = info.get("total_token_usage") if isinstance(info, dict) else None
+    if isinstance(usage, dict) and any(token_count(usage.get(key)) is None for key in TOKEN_KEYS):
+        return "a token count that is not a whole number"
+    return None
+
+
 def _lines(path: Path) -> Iterator[dict[str, Any]]:
-    return (entry for entry in json_objects(path) if isinstance(entry.get("payload"), dict))
+    return json_objects(path, _bad_line)
 
 
 def _succeeded(output: Any) -> bool:
@@ -60,7 +88,7 @@ def _succeeded(output: Any) -> bool:
     text = output if isinstance(output, str) else json.dumps(output)
     try:
         parsed = json.loads(text)
-    except (json.JSONDecodeError, TypeError):
+    except (ValueError, TypeError, RecursionError):  # not JSON; a crafted one too deep or too long a number
         parsed = None
     if isinstance(parsed, dict):
         code = (parsed.get("metadata") or {}).get("exit_code") if isinstance(parsed.get("metadata"), dict) else None
@@ -69,7 +97,8 @@ def _succeeded(output: Any) -> bool:
         text = str(parsed.get("output", text))
     for pattern in EXIT_CODE_RES:
         if match := pattern.search(text):
-            return int(match.group(1)) == 0
+            # Compared as text: a crafted code of thousands of digits is past what int() reads.
+            return set(match.group(1).lstrip("-")) == {"0"}
     lowered = text.lstrip().lower()
     return not lowered.startswith(("error", "failed", "apply_patch verification failed"))
 
@@ -83,7 +112,7 @@ def _arguments(raw: Any) -> dict[str, Any]:
         return raw
     try:
         parsed = json.loads(raw) if isinstance(raw, str) else None
-    except json.JSONDecodeError:
+    except (ValueError, RecursionError):
         return {}
     return parsed if isinstance(parsed, dict) else {}
 
@@ -141,23 +170,35 @@ def index_subagents(paths: list[Path]) -> Subagents:
 
 def parse(path: Path, subagents: Subagents | None = None) -> list[Session]:
     """One rollout as a session, with the work of its subagent threads; [] for a subagent's own rollout."""
+    return read(path, subagents).sessions
+
+
+def read(path: Path, subagents: Subagents | None = None) -> Reading:
+    """As `parse`, and why a rollout gave no session when it had work but could not be read."""
     subagents = subagents or Subagents()
     if path in subagents.paths:
-        return []
+        return Reading()
     session = _read(path)
-    if session is None:
-        return []
+    if not isinstance(session, Session):
+        return Reading(skipped=session)
     for child_path in subagents.of_parent.get(session.session_id, []):
         child = _read(child_path)
-        for event in child.events if child else []:
+        for event in child.events if isinstance(child, Session) else []:
             # The subagent's "prompt" is the task its parent gave it, not something the person typed.
             if event.kind is not Kind.PROMPT:
                 event.subagent = True
                 session.events.append(event)
-    return [session]
+    return Reading([session])
 
 
-def _read(path: Path) -> Session | None:
+def _is_pre_envelope(first: dict[str, Any] | None) -> bool:
+    return first is not None and "payload" not in first and "id" in first and "timestamp" in first
+
+
+def _read(path: Path) -> Session | Skipped | None:
+    """The rollout's session; why it was skipped; or None when it holds no assistant step."""
+    if _is_pre_envelope(next(json_objects(path), None)):
+        return Skipped(path, PRE_ENVELOPE)
     entries = list(_lines(path))
     outputs: dict[str, tuple[bool, datetime | None]] = {}
     for entry in entries:
@@ -200,9 +241,9 @@ def _read(path: Path) -> Session | None:
                 usage = payload["info"].get("total_token_usage")
                 if isinstance(usage, dict):
                     now = Tokens(
-                        input=int(usage.get("input_tokens") or 0),
-                        output=int(usage.get("output_tokens") or 0),
-                        cache_read=int(usage.get("cached_input_tokens") or 0),
+                        input=token_count(usage.get("input_tokens")) or 0,
+                        output=token_count(usage.get("output_tokens")) or 0,
+                        cache_read=token_count(usage.get("cached_input_tokens")) or 0,
                     )
                     if totals is None or now != totals:
                         base = totals or Tokens()
@@ -231,8 +272,11 @@ def _read(path: Path) -> Session | None:
                 )
                 events.append(step)
             _tool_call(events, payload, ts, phase_now, outputs, cwd)
-    if not any(e.kind is Kind.STEP for e in events):
+    steps = [e for e in events if e.kind is Kind.STEP]
+    if not steps:
         return None
+    if not any(e.model for e in steps):
+        return Skipped(path, NO_MODEL)
     return Session(HARNESS, session_id, version, events, cwd=cwd)
 
 

@@ -3,6 +3,10 @@
 `install.json` holds the random install id (the contributor's only identity, sent with each
 submission, never printed unless asked) and a random local secret that keys cycle_key, so cycle
 keys are stable across runs and cannot be linked to sessions by anyone else. Mode 0600.
+
+`config.toml`, written by the person if they want it, holds settings: `allow_names`, the model
+and provider names no public list knows that they allow to be sent (a model of their own that
+they want ranked), e.g. `allow_names = ["my-public-model"]`.
 """
 
 from __future__ import annotations
@@ -10,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import secrets
+import tomllib
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
@@ -19,6 +24,7 @@ from platformdirs import user_config_path
 
 APP_NAME: Final = "pragmatikos-recorder"
 FILE_NAME: Final = "install.json"
+SETTINGS_NAME: Final = "config.toml"
 
 
 def config_dir() -> Path:
@@ -50,3 +56,22 @@ def load_identity(directory: Path | None = None) -> Identity:
                 json.dump(data, handle)
     data = json.loads(path.read_text(encoding="utf-8"))
     return Identity(install=str(uuid.UUID(data["install"])), secret=bytes.fromhex(data["secret"]), path=path)
+
+
+class ConfigError(ValueError):
+    """The settings file cannot be read as written; the message says where and why."""
+
+
+def load_allowed_names(directory: Path | None = None) -> frozenset[str]:
+    """The names `config.toml` allows to be sent; none when there is no such file."""
+    path = (directory or config_dir()) / SETTINGS_NAME
+    try:
+        settings = tomllib.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        return frozenset()
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise ConfigError(f"{path}: cannot be read ({error})") from error
+    names = settings.get("allow_names", [])
+    if not isinstance(names, list) or not all(isinstance(name, str) for name in names):
+        raise ConfigError(f"{path}: allow_names must be a list of strings")
+    return frozenset(name.strip() for name in names if name.strip())

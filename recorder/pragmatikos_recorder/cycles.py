@@ -2,7 +2,8 @@
 
 A cycle is the work from a plan (or the session's start) until the commit that follows: it ends
 at a commit made in the session (the cycle keeps the rest of that turn; the next prompt starts a
-new one), at a return to planning after building, or at the session's end.
+new one), at a return to planning after building (an edit, or a build step after the cycle's plan),
+or at the session's end.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Final
 
-from pragmatikos_recorder.canonical import canonical_model
+from pragmatikos_recorder.canonical import model_name
 from pragmatikos_recorder.git_ship import ShipJudge
 from pragmatikos_recorder.prices import price
 from pragmatikos_recorder.session import Event, Kind, Phase, Session
@@ -69,16 +70,21 @@ def cut(session: Session) -> list[list[Event]]:
     """The session's events as cycles; cycles with no assistant step of the main agent are dropped."""
     cycles: list[list[Event]] = []
     current: list[Event] = []
-    built = committed = False
+    built = planned = committed = False
     for event in ordered_events(session):
         if not event.subagent:
             typed_after_commit = committed and event.kind is Kind.PROMPT
             back_to_planning = built and event.phase == "plan" and event.kind in (Kind.PROMPT, Kind.STEP)
             if (typed_after_commit or back_to_planning) and current:
                 cycles.append(current)
-                current, built, committed = [], False, False
-            if event.kind is Kind.STEP and event.phase == "build":
+                current, built, planned, committed = [], False, False, False
+            # Building is changing files, or carrying out a plan (aider's editor after its architect,
+            # even when it changed nothing): steps that only looked around before the agent chose to
+            # plan (EnterPlanMode) belong to the cycle the plan starts.
+            if event.phase == "build" and (event.kind is Kind.EDIT or (planned and event.kind is Kind.STEP)):
                 built = True
+            if event.phase == "plan" and event.kind is Kind.STEP:
+                planned = True
             if event.kind is Kind.COMMIT:
                 committed = True
         current.append(event)
@@ -91,8 +97,8 @@ def _dominant(steps: list[Event]) -> tuple[str, str, str]:
     """(model, provider, effort) most steps ran with; ties go to the first seen."""
     if not steps:
         return "", "", ""
-    model = Counter(canonical_model(s.model) for s in steps).most_common(1)[0][0]
-    own = [s for s in steps if canonical_model(s.model) == model]
+    model = Counter(model_name(s.model) for s in steps).most_common(1)[0][0]
+    own = [s for s in steps if model_name(s.model) == model]
     provider = Counter(s.provider.strip().lower() for s in own).most_common(1)[0][0]
     efforts = Counter(s.effort.strip().lower() for s in own if s.effort.strip())
     return model, provider, efforts.most_common(1)[0][0] if efforts else ""

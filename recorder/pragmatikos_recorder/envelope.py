@@ -2,7 +2,8 @@
 
 Every string of a row goes through the contract's shape and privacy checks here (privacy.py):
 a value that fails becomes "" where the column allows it, and a row whose model or provider
-fails is withheld. So an envelope built here passes the server's checks by construction.
+fails is withheld. So an envelope built here passes the server's checks by construction. A model
+or provider name no public list knows is withheld too, and named in `Rows.withheld_names`.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from typing import Any, Final
 
 from pragmatikos_recorder import __version__
 from pragmatikos_recorder.cycles import Cycle
-from pragmatikos_recorder.privacy import safe_effort, safe_token, safe_version
+from pragmatikos_recorder.privacy import PublicNames, safe_effort, safe_token, safe_version
 
 SCHEMA: Final = 3
 FIRST_DAY: Final = date(2024, 1, 1)  # the contract's first accepted day
@@ -32,21 +33,31 @@ def cycle_key(secret: bytes, cycle: Cycle) -> str:
     return hmac.new(secret, message, hashlib.sha256).hexdigest()[:16]
 
 
-def _pair(model: str, provider: str) -> tuple[str, str]:
+def _pair(model: str, provider: str, names: PublicNames, withheld: set[str]) -> tuple[str, str]:
     """A model and its provider, both set or both "" (the contract's rule for pm/pp and bm/bp)."""
-    model, provider = safe_token(model), safe_token(provider)
-    return (model, provider) if model and provider else ("", "")
+    sent_model, sent_provider = names.model(model), names.provider(provider)
+    withheld.update(
+        raw.strip() for raw, sent in ((model, sent_model), (provider, sent_provider)) if raw.strip() and not sent
+    )
+    return (sent_model, sent_provider) if sent_model and sent_provider else ("", "")
 
 
-def to_row(cycle: Cycle, secret: bytes) -> list[Any] | None:
-    """The cycle as a row in COLUMNS order, or None when its model cannot be sent safely."""
-    model, prov = _pair(cycle.model, cycle.prov)
+def to_row(
+    cycle: Cycle, secret: bytes, names: PublicNames | None = None, withheld: set[str] | None = None
+) -> list[Any] | None:
+    """The cycle as a row in COLUMNS order, or None when its model cannot be sent safely.
+
+    Names of models and providers left out for privacy are added to `withheld`.
+    """
+    names = names or PublicNames()
+    withheld = withheld if withheld is not None else set()
+    model, prov = _pair(cycle.model, cycle.prov, names, withheld)
     harness = safe_token(cycle.harness)
     day = cycle.start.astimezone(UTC).date()
     if not model or not harness or day < FIRST_DAY:
         return None
-    pm, pp = _pair(cycle.pm, cycle.pp)
-    bm, bp = _pair(cycle.bm, cycle.bp)
+    pm, pp = _pair(cycle.pm, cycle.pp, names, withheld)
+    bm, bp = _pair(cycle.bm, cycle.bp, names, withheld)
     tedits = min(cycle.tedits, 20000)
     tpaths = cycle.tpaths if tedits else 0
     tshipe = cycle.tshipe
@@ -85,17 +96,20 @@ def to_row(cycle: Cycle, secret: bytes) -> list[Any] | None:
 class Rows:
     rows: list[list[Any]]
     withheld: int  # cycles whose model could not be sent without risking a private value
+    # Model and provider names left out of a row (as the cycle names them), for the person to see
+    # and, if they are public after all, to allow by name.
+    withheld_names: frozenset[str] = frozenset()
 
 
-def to_rows(cycles: list[Cycle], secret: bytes) -> Rows:
-    rows, withheld = [], 0
+def to_rows(cycles: list[Cycle], secret: bytes, names: PublicNames | None = None) -> Rows:
+    rows, withheld, withheld_names = [], 0, set[str]()
     for cycle in cycles:
-        row = to_row(cycle, secret)
+        row = to_row(cycle, secret, names, withheld_names)
         if row is None:
             withheld += 1
         else:
             rows.append(row)
-    return Rows(rows, withheld)
+    return Rows(rows, withheld, frozenset(withheld_names))
 
 
 def envelope(rows: list[list[Any]], install: str, generated: datetime | None = None) -> dict[str, Any]:

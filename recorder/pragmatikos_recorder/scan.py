@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
@@ -10,16 +11,22 @@ from typing import Final
 
 from pragmatikos_recorder import aider, claude_code, codex
 from pragmatikos_recorder.cycles import Cycle, cycle_facts
-from pragmatikos_recorder.git_ship import ShipJudge
+from pragmatikos_recorder.git_ship import ShipJudge, only_under
+from pragmatikos_recorder.jsonl import ReadReport, reporting_to, skip_file
 from pragmatikos_recorder.progress import Progress
 from pragmatikos_recorder.session import Session
+from pragmatikos_recorder.skips import Reading
 
 HARNESSES: Final = ("claude-code", "codex", "aider")
 
 
 @dataclass(frozen=True, slots=True)
 class Roots:
-    """Where each harness keeps its logs (aider: the folder searched for history files)."""
+    """Where each harness keeps its logs (aider: the folder searched for history files).
+
+    They also bound what git may read: a repository (or a path a log names) outside all three is
+    not looked up. By default the aider root is the home folder, so that is every repository in it.
+    """
 
     claude: Path
     codex: Path
@@ -40,13 +47,34 @@ def find(harness: str, roots: Roots) -> tuple[list[Path], Parser]:
     if harness == "codex":
         paths = codex.find_logs(roots.codex)
         subagents = codex.index_subagents(paths)
-        return paths, lambda path: codex.parse(path, subagents)
-    return aider.find_logs(roots.aider), aider.parse
+        return paths, lambda path: _sessions(codex.read(path, subagents))
+    commits = aider.CommitTimes()  # shared by the scan's histories: one `git log` per repository
+    return aider.find_logs(roots.aider), lambda path: _sessions(aider.read(path, commits))
+
+
+def _sessions(reading: Reading) -> list[Session]:
+    """A reader's sessions; a file it left out is told in the scan's summary, with why."""
+    if reading.skipped is not None:
+        skip_file(reading.skipped.path, reading.skipped.reason)
+    return reading.sessions
 
 
 def _last_time(session: Session) -> datetime | None:
     times = [e.ts for e in session.events if e.ts is not None]
     return max(times) if times else None
+
+
+READER_FAILED: Final = "its reader stopped on it"
+UNLISTED: Final = "its log folder could not be listed"
+
+
+@dataclass(frozen=True, slots=True)
+class Scanned:
+    """A scan's cycles, what it read and passed over, and the files that gave no cycle, per harness."""
+
+    cycles: list[Cycle]
+    report: ReadReport
+    without_cycles: Counter[str]
 
 
 def scan(
@@ -57,25 +85,64 @@ def scan(
     now: datetime | None = None,
     progress: bool = True,
 ) -> list[Cycle]:
+    return scan_logs(harnesses, roots, since_days=since_days, now=now, progress=progress).cycles
+
+
+def scan_logs(
+    harnesses: tuple[str, ...],
+    roots: Roots,
+    *,
+    since_days: int | None = None,
+    now: datetime | None = None,
+    progress: bool = True,
+) -> Scanned:
+    """Every harness's logs under `roots` as cycles; git reads only repositories under `roots`."""
     now = now or datetime.now(UTC)
     oldest = now - timedelta(days=since_days) if since_days is not None else None
-    found = [(path, parser) for harness in harnesses for path, parser in _paths(harness, roots)]
-    bar = Progress(len(found), "reading logs") if progress else None
-    judge = ShipJudge(now)
+    report = ReadReport()
+    without_cycles: Counter[str] = Counter()
     cycles: list[Cycle] = []
-    for path, parser in found:
+    with only_under((roots.claude, roots.codex, roots.aider)):
+        found: list[tuple[str, Path, Parser]] = []
+        for harness in harnesses:
+            with reporting_to(report, harness):
+                found.extend((harness, path, parser) for path, parser in _paths(harness, roots, report))
+        bar = Progress(len(found), "reading logs") if progress else None
+        judge = ShipJudge(now)
+        for harness, path, parser in found:
+            with reporting_to(report, harness):
+                got = _cycles_of(path, parser, judge, oldest, report, harness)
+            cycles.extend(got)
+            if not got and path in report.read and path not in report.skipped_files:
+                without_cycles[harness] += 1
+            if bar:
+                bar.advance()
+        if bar:
+            bar.close()
+    return Scanned(cycles, report, without_cycles)
+
+
+def _cycles_of(
+    path: Path, parser: Parser, judge: ShipJudge, oldest: datetime | None, report: ReadReport, harness: str
+) -> list[Cycle]:
+    """One file's cycles. A file its reader cannot get through costs that file only, never the scan."""
+    try:
+        cycles = []
         for session in parser(path):
             last = _last_time(session)
             if oldest is not None and (last is None or last < oldest):
                 continue
             cycles.extend(cycle_facts(session, judge))
-        if bar:
-            bar.advance()
-    if bar:
-        bar.close()
-    return cycles
+        return cycles
+    except Exception:  # the last guard: whatever a crafted log provokes, the scan goes on
+        report.skipped_files[path] = (harness, READER_FAILED)
+        return []
 
 
-def _paths(harness: str, roots: Roots) -> list[tuple[Path, Parser]]:
-    paths, parser = find(harness, roots)
+def _paths(harness: str, roots: Roots, report: ReadReport) -> list[tuple[Path, Parser]]:
+    try:
+        paths, parser = find(harness, roots)
+    except Exception:  # a log folder that cannot be listed costs that harness, not the scan
+        report.skipped_files[Path(harness)] = (harness, UNLISTED)
+        return []
     return [(path, parser) for path in paths]

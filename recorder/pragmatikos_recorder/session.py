@@ -8,12 +8,15 @@ cycles and computes the contract's fields from it. Paths and ids stay on this ma
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
 from pathlib import Path
-from typing import Final, Literal
+from typing import Literal
+
+from pragmatikos_recorder.commands import is_commit_command, is_verify_command
+
+__all__ = ["Event", "Kind", "Phase", "Session", "Tokens", "is_commit_command", "is_verify_command"]
 
 Phase = Literal["plan", "build"]
 
@@ -37,6 +40,7 @@ class Tokens:
     output: int = 0
     cache_read: int = 0
     cache_write: int = 0
+    cache_write_1h: int = 0  # the part of `cache_write` kept for an hour, priced above the 5-minute writes
 
 
 @dataclass(slots=True)
@@ -74,28 +78,3 @@ class Event:
     rejected: bool = False
     # COMMAND: a test, build, lint or type check
     verify: bool = False
-
-
-# A command that tests, builds, lints or type-checks. Matched against the command text anywhere
-# (after `cd x &&`, `uv run`, `npx` and the like).
-VERIFY_RE: Final = re.compile(
-    r"""(?x)(?:^|[\s;&|(/])(?:
-        pytest|py\.test|tox|nox|unittest|mypy|pyright|ruff|flake8|pylint|black\s+--check
-      | (?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:test|build|lint|check|typecheck)
-      | jest|vitest|mocha|eslint|tsc|biome|prettier\s+--check
-      | cargo\s+(?:test|build|check|clippy|nextest)
-      | go\s+(?:test|build|vet)|golangci-lint
-      | make(?:\s+\S+)?|cmake|ctest|ninja|bazel\s+(?:test|build)|gradle\w*|\./gradlew|mvn
-      | dotnet\s+(?:test|build)|swift\s+(?:test|build)|rspec|rubocop|phpunit
-      | manage\.py\s+(?:test|check)
-    )(?:$|[\s;&|)])"""
-)
-COMMIT_RE: Final = re.compile(r"(?:^|[\s;&|(])git\s+(?:-\S+\s+(?:\S+\s+)?)*commit(?:$|\s)")
-
-
-def is_verify_command(command: str) -> bool:
-    return bool(VERIFY_RE.search(command))
-
-
-def is_commit_command(command: str) -> bool:
-    return bool(COMMIT_RE.search(command))

@@ -94,8 +94,8 @@ def test_it_reads_aider_leaderboard_yaml_as_published() -> None:
     )
     assert pair.day == dt.date(2024, 9, 25)
     assert (solo.planner, solo.builder, solo.model) == ("", "", "claude-3.5-sonnet")
-    # The entry names editor_model twice; YAML keeps the last.
-    assert (last.planner, last.builder) == ("o1-preview", "claude-3-5-sonnet")
+    # The entry names editor_model twice; YAML keeps the last (claude-3-5-sonnet, the same model as above).
+    assert (last.planner, last.builder) == ("o1-preview", "claude-3.5-sonnet")
     assert last.task == "exercism_python_133"
 
 

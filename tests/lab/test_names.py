@@ -3,6 +3,7 @@
 import pytest
 
 from lab.names import canonical_model, normalise_model
+from tests.model_names import SHARED_CASES
 
 
 @pytest.mark.parametrize(
@@ -22,6 +23,11 @@ from lab.names import canonical_model, normalise_model
 )
 def test_it_normalises_vendor_names_as_documented(raw: str, canonical: str) -> None:
     assert normalise_model(raw) == canonical
+
+
+@pytest.mark.parametrize(("raw", "canonical"), SHARED_CASES)
+def test_it_agrees_with_the_shared_rule(raw: str, canonical: str) -> None:
+    assert normalise_model(raw) == canonical_model(raw) == canonical
 
 
 @pytest.mark.parametrize("raw", ["anthropic/claude-opus-4-5-20251101", "Claude Opus 4.5", "x-ai/grok-4.6"])

@@ -1,25 +1,11 @@
 import pytest
 from pragmatikos_recorder.canonical import canonical_model, provider_of
 
+from tests.model_names import SHARED_CASES
 
-@pytest.mark.parametrize(
-    ("raw", "canonical"),
-    [
-        ("claude-opus-4-5-20251101", "claude-opus-4.5"),
-        ("claude-sonnet-4-20250514", "claude-sonnet-4"),
-        ("anthropic/claude-opus-4-5", "claude-opus-4.5"),
-        ("openrouter/anthropic/claude-opus-4.7", "claude-opus-4.7"),
-        ("claude-sonnet-4@20250514", "claude-sonnet-4"),
-        ("claude-3-5-haiku-20241022", "claude-3.5-haiku"),
-        ("Claude-Haiku-4-5-20251001", "claude-haiku-4.5"),
-        ("gpt-4o-2024-08-06", "gpt-4o"),
-        ("gpt-5-codex", "gpt-5-codex"),
-        ("gpt-4.1-mini", "gpt-4.1-mini"),
-        ("qwen3:32b", "qwen3:32b"),
-        ("o3-mini", "o3-mini"),
-    ],
-)
-def test_it_canonicalises_model_ids_like_the_plugin(raw: str, canonical: str) -> None:
+
+@pytest.mark.parametrize(("raw", "canonical"), SHARED_CASES)
+def test_it_canonicalises_model_ids_by_the_shared_rule(raw: str, canonical: str) -> None:
     assert canonical_model(raw) == canonical
 
 
@@ -30,3 +16,9 @@ def test_it_takes_the_provider_from_the_id_or_the_family() -> None:
     assert provider_of("gemini-2.5-pro") == "google"
     assert provider_of("mystery-model") == "unknown"
     assert provider_of("gpt-5-codex", default="azure") == "azure"
+
+
+@pytest.mark.parametrize(("raw", "canonical"), SHARED_CASES)
+def test_a_canonical_name_is_its_own_canonical_name(raw: str, canonical: str) -> None:
+    # The service and the lab canonicalise names the recorder already canonicalised: nothing may move twice.
+    assert canonical_model(canonical) == canonical

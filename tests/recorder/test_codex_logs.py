@@ -1,0 +1,65 @@
+"""Codex rollouts people published (tests/data/codex, see its SOURCE.md) against values counted by hand."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from datetime import UTC, datetime
+from pathlib import Path
+
+import pytest
+from pragmatikos_recorder import codex
+from pragmatikos_recorder.cycles import cycle_facts
+from pragmatikos_recorder.git_ship import ShipJudge
+
+from tests.data.paths import DATA_DIR
+
+CODEX_DATA = DATA_DIR / "codex"
+ENVELOPED = "kvsankar-agent-history-session-01.jsonl"
+PRE_ENVELOPE = "AcidicSoil-codex-session-viewer-example.jsonl"
+
+
+def copied(name: str, tmp_path: Path) -> Path:
+    """The rollout under a sessions folder of a temporary Codex home, outside any repository."""
+    target = tmp_path / "sessions" / "2026" / "06" / "05" / f"rollout-{name}"
+    target.parent.mkdir(parents=True)
+    shutil.copyfile(CODEX_DATA / name, target)
+    return target
+
+
+def test_an_enveloped_rollout_is_read_with_the_model_of_its_turn_context(tmp_path: Path) -> None:
+    reading = codex.read(copied(ENVELOPED, tmp_path))
+    assert reading.skipped is None
+    [session] = reading.sessions
+    [cycle] = cycle_facts(session, ShipJudge(datetime(2030, 1, 1, tzinfo=UTC)))
+    # One user_message (the developer and environment messages are Codex's own), one assistant message,
+    # the model from turn_context ("gpt-5.5"), the version from session_meta (0.135.0). Latency: the
+    # reply at 04:58:26.681 after the prompt at 04:58:23.506 = 3.175 s. Active time: the prompt to the
+    # token count at 04:58:26.707 = 3.201 s. /tmp/agent-history-real-agent/… is no repository here.
+    assert (cycle.model, cycle.prov, cycle.hversion) == ("gpt-5.5", "openai", "0.135.0")
+    assert (cycle.u, cycle.a, cycle.tedits, cycle.role) == (1, 1, 0, 2)
+    assert cycle.latmed == pytest.approx(3.175, abs=0.005)
+    assert cycle.thrs == pytest.approx(3.201 / 3600, abs=5e-5)  # kept to 4 decimals of an hour
+
+
+def test_a_rollout_that_names_no_model_is_skipped_saying_so(tmp_path: Path) -> None:
+    # The published rollout with its one turn_context line left out (the test says so; the file is kept
+    # as published): its step has no model, so the rollout is skipped, not withheld for privacy.
+    lines = (CODEX_DATA / ENVELOPED).read_text(encoding="utf-8").splitlines(keepends=True)
+    rollout = copied(ENVELOPED, tmp_path)
+    rollout.write_text("".join(line for line in lines if json.loads(line)["type"] != "turn_context"))
+    reading = codex.read(rollout)
+    assert reading.sessions == []
+    assert reading.skipped is not None
+    assert (reading.skipped.path, reading.skipped.reason) == (rollout, codex.NO_MODEL)
+
+
+def test_a_pre_envelope_rollout_is_skipped_saying_why(tmp_path: Path) -> None:
+    # Header {id, timestamp, instructions, git}, then bare items: no model and no step times to read.
+    rollout = copied(PRE_ENVELOPE, tmp_path)
+    reading = codex.read(rollout)
+    assert reading.sessions == []
+    assert reading.skipped is not None
+    assert (reading.skipped.path, reading.skipped.reason) == (rollout, codex.PRE_ENVELOPE)
+    # Its header is no session_meta, so it is no subagent thread either.
+    assert codex.index_subagents([rollout]).paths == frozenset()

@@ -20,8 +20,7 @@ def test_a_dated_id_is_priced_by_its_canonical_name() -> None:
 
 def test_a_bedrock_id_is_priced_as_the_model_it_names() -> None:
     raw = "us.anthropic.claude-sonnet-4-5-20250929-v1:0"
-    if canonical_model(raw) != "claude-sonnet-4.5":
-        pytest.skip("the canonical name rule does not name Bedrock ids yet")
+    assert canonical_model(raw) == "claude-sonnet-4.5"
     # claude-sonnet-4.5: $3 in, $15 out per million below 200k input tokens.
     tokens = Tokens(input=100_000, output=10_000)
     assert price(raw, "anthropic", tokens, WHEN) == pytest.approx(0.3 + 0.15)

@@ -168,13 +168,15 @@ def address_digest(request: Request | HttpRequest) -> str:
     return keyed_digest("address", client_address(request))  # type: ignore[arg-type]  # reads only request.META
 
 
-def address_admits(request: HttpRequest) -> bool | None:
+def address_wait(request: HttpRequest) -> int | None:
     """One more request from this address against INGEST_RATE_PER_ADDRESS, for a plain form as for the API:
-    whether it is admitted, or None when the counters cannot be read."""
+    0 when it is admitted, else the seconds to wait; None when the counters cannot be read."""
+    throttle = AddressRateThrottle()
     try:
-        return AddressRateThrottle().allow_request(request, None)  # type: ignore[arg-type]  # reads only request.META
+        admitted = throttle.allow_request(request, None)  # type: ignore[arg-type]  # reads only request.META
     except ThrottleUnavailableError:
         return None
+    return 0 if admitted else max(1, math.ceil(throttle.wait() or 1))
 
 
 class InstallRateThrottle(FailClosedRateThrottle):

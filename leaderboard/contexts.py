@@ -231,7 +231,7 @@ def comparison_context(
     }
 
 
-def words_context(snapshot: Published | None, *, contribution_url: str) -> dict[str, Any]:
+def words_context(snapshot: Published | None) -> dict[str, Any]:
     """A page of words about the method or the data, with the snapshot's numbers in it."""
     context = page_context(snapshot)
     context.update(
@@ -246,7 +246,6 @@ def words_context(snapshot: Published | None, *, contribution_url: str) -> dict[
             "columns": CONTRIBUTED_COLUMNS,
             "views_explained": [(VIEW_TITLES[key], text) for key, text in VIEW_EXPLANATIONS.items()],
             "min_contributors": settings.PUBLIC_LABEL_MIN_CONTRIBUTORS,
-            "contribution_url": contribution_url,
         }
     )
     return context

@@ -136,17 +136,16 @@ def words_page(template: str, page: str) -> Callable[[HttpRequest], HttpResponse
 
     @require_safe
     def view(request: HttpRequest) -> HttpResponse:
-        # The pages name this service's own address; hosts are bounded by ALLOWED_HOSTS.
-        contribution_url = request.build_absolute_uri(reverse("contributions"))
-
         def build(load: Lazy) -> HttpResponse:
-            context = contexts.words_context(load(), contribution_url=contribution_url)
+            context = contexts.words_context(load())
             if not context["meta"]:
                 # Nothing published yet: the method's numbers as the next recompute will use them.
                 context["method"] = contexts.method_numbers(selectors.configured_method())
             return render_page(template, context)
 
-        return cached_page(request, page, (contribution_url,), build)
+        # Nothing of the request but the page chooses it: the page names no address of this service, so
+        # the Host header (whose port is the client's to choose) never makes a copy of its own.
+        return cached_page(request, page, (), build)
 
     view.__name__ = page
     return view

@@ -11,7 +11,7 @@ from bench.scratch import free_port
 from ingest.models import Contributor, Cycle, install_hash
 from leaderboard import soft_cache
 from tests.cycles.stored import make_contributor, make_cycles
-from tests.pages.test_cache_down import redis_cache
+from tests.redis_servers import redis_cache
 
 pytestmark = pytest.mark.django_db
 

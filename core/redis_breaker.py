@@ -110,7 +110,7 @@ def _answered(probe: bool) -> None:
     if probe:
         with _lock:
             _down_until, _probing = 0.0, False
-        logger.warning("Redis answers again")
+        logger.info("Redis answers again")
 
 
 def guarded(call: Callable[[], T]) -> T:

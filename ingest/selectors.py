@@ -2,15 +2,16 @@
 
 from __future__ import annotations
 
-import logging
+import contextlib
 from dataclasses import dataclass
 from datetime import date
 from typing import Final
 
 from django.core.cache import cache
 from django.db.models import Count
-from redis.exceptions import RedisError
 
+from core import redis_breaker
+from core.redis_breaker import RedisDown
 from ingest.models import JUDGED_RULE, Cycle, CycleQuerySet
 
 # The stats endpoint counts the whole cycles table: the counts are cached for this long, and
@@ -18,8 +19,6 @@ from ingest.models import JUDGED_RULE, Cycle, CycleQuerySet
 POOL_COUNTS_CACHE_KEY: Final = "ingest:pool-counts"
 POOL_VERSION_KEY: Final = "ingest:pool-version"
 POOL_COUNTS_SECONDS: Final = 30
-
-logger = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,26 +57,27 @@ def pool_counts() -> PoolCounts:
     served: the stats show a 202's rows at once, not up to 30 seconds later.
     """
     try:
-        held = cache.get_many([POOL_COUNTS_CACHE_KEY, POOL_VERSION_KEY])
-    except RedisError:
-        logger.warning("the cache is unreachable; counting the pool without it")
+        held = redis_breaker.guarded(lambda: cache.get_many([POOL_COUNTS_CACHE_KEY, POOL_VERSION_KEY]))
+    except RedisDown:
         return count_pool()
     version = held.get(POOL_VERSION_KEY, 0)
     cached = held.get(POOL_COUNTS_CACHE_KEY)
     if isinstance(cached, tuple) and len(cached) == 2 and cached[0] == version and isinstance(cached[1], PoolCounts):
         return cached[1]
     counts = count_pool()
-    try:
-        cache.set(POOL_COUNTS_CACHE_KEY, (version, counts), POOL_COUNTS_SECONDS)
-    except RedisError:
-        logger.warning("the cache is unreachable; the pool counts are not cached")
+    with contextlib.suppress(RedisDown):  # not kept: the next request counts again
+        redis_breaker.guarded(lambda: cache.set(POOL_COUNTS_CACHE_KEY, (version, counts), POOL_COUNTS_SECONDS))
     return counts
 
 
-def forget_pool_counts() -> None:
-    """Retire the cached counts, so the stats count the rows a commit just changed."""
+def _bump_pool_version() -> None:
     try:
         cache.incr(POOL_VERSION_KEY)
     except ValueError:  # no version yet
         cache.add(POOL_VERSION_KEY, 1, None)
         cache.incr(POOL_VERSION_KEY)
+
+
+def forget_pool_counts() -> None:
+    """Retire the cached counts, so the stats count the rows a commit just changed (RedisDown when unreachable)."""
+    redis_breaker.guarded(_bump_pool_version)

@@ -15,19 +15,19 @@ import math
 import threading
 import time
 import uuid
-from functools import cache as memoize
+from collections import OrderedDict
 
 import redis
 from django.conf import settings
-from django.core.cache import cache
 from django.http import HttpRequest
-from redis.exceptions import RedisError
 from rest_framework import status
 from rest_framework.exceptions import APIException
 from rest_framework.request import Request
 from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
+from core import redis_breaker
+from core.redis_breaker import RedisDown
 from ingest.keys import keyed_digest
 
 
@@ -77,53 +77,69 @@ def parse_rate(rate: str) -> tuple[int, int]:
     return int(count), PERIODS[period.strip()[0]]
 
 
-@memoize
-def _redis_client(url: str) -> redis.Redis:
-    # Short timeouts: an unreachable Redis answers 503 promptly rather than holding the request.
-    return redis.Redis.from_url(url, socket_timeout=2, socket_connect_timeout=2)
-
-
 def _counter_redis() -> redis.Redis | None:
     """The Redis of the default cache (where the counters live), or None without one."""
     config = settings.CACHES["default"]
     if not str(config["BACKEND"]).endswith("RedisCache"):
         return None
     location: str | list[str] = config["LOCATION"]  # type: ignore[assignment]
-    return _redis_client(location if isinstance(location, str) else location[0])
+    # Short timeouts and the process's one breaker: a hung Redis costs one request one timeout, then 503s at once.
+    return redis_breaker.client(location if isinstance(location, str) else location[0])
 
 
-_local_guard = threading.Lock()
+class InProcessCounts:
+    """The same sliding windows kept in this process: exact within it. The embedded default's counters,
+    and where counters that may fail open (see admit) are kept while Redis is unreachable. Holds at most
+    MAX_KEYS keys, forgetting the least recently counted, so made-up clients cannot fill the memory."""
+
+    MAX_KEYS = 10_000
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._history: OrderedDict[str, list[float]] = OrderedDict()
+
+    def admit(self, key: str, limit: int, seconds: int) -> tuple[bool, float]:
+        with self._lock:
+            now = time.monotonic()
+            history = [at for at in self._history.pop(key, []) if at > now - seconds]
+            admitted = len(history) < limit
+            if admitted:
+                history.append(now)
+            self._history[key] = history
+            while len(self._history) > self.MAX_KEYS:
+                self._history.popitem(last=False)
+            return admitted, 0.0 if admitted else history[0] + seconds - now
+
+    def clear(self) -> None:
+        with self._lock:
+            self._history.clear()
 
 
-def _admit_locally(key: str, limit: int, seconds: int) -> tuple[bool, float]:
-    """The same window in the local-memory cache, for the embedded default: exact within the one process."""
-    with _local_guard:
-        now = time.time()
-        history = [at for at in cache.get(key, []) if at > now - seconds]
-        if len(history) < limit:
-            cache.set(key, [*history, now], seconds)
-            return True, 0.0
-        cache.set(key, history, seconds)
-        return False, min(history) + seconds - now
+in_process_counts = InProcessCounts()
 
 
-def admit(scope: str, digest: str, rate: str) -> tuple[bool, int]:
+def admit(scope: str, digest: str, rate: str, *, counted_here_without_redis: bool = False) -> tuple[bool, int]:
     """Count one request of `digest` against `rate` ("60/hour") in `scope`: (admitted, seconds to wait if not).
 
-    Exact under concurrency: one Lua script checks and counts in a single step. Raises
-    ThrottleUnavailableError when the counters (Redis) cannot be reached.
+    Exact under concurrency: one Lua script checks and counts in a single step. When the counters (Redis)
+    cannot be reached it raises ThrottleUnavailableError, or, with `counted_here_without_redis` (work that
+    may go on without Redis but must stay bounded), counts against the same rate in this process alone.
     """
     limit, seconds = parse_rate(rate)
     key = f"throttle_{scope}_{digest}"
-    try:
-        client = _counter_redis()
-        if client is None:
-            admitted, wait = _admit_locally(key, limit, seconds)
-        else:
-            admitted_flag, wait_ms = client.eval(SLIDING_WINDOW, 1, key, limit, seconds * 1000, uuid.uuid4().hex)
+    client = _counter_redis()
+    if client is None:
+        admitted, wait = in_process_counts.admit(key, limit, seconds)
+    else:
+        try:
+            admitted_flag, wait_ms = redis_breaker.guarded(
+                lambda: client.eval(SLIDING_WINDOW, 1, key, limit, seconds * 1000, uuid.uuid4().hex)
+            )
             admitted, wait = bool(admitted_flag), int(wait_ms) / 1000
-    except RedisError as unreachable:
-        raise ThrottleUnavailableError from unreachable
+        except RedisDown as unreachable:
+            if not counted_here_without_redis:
+                raise ThrottleUnavailableError from unreachable
+            admitted, wait = in_process_counts.admit(key, limit, seconds)
     return admitted, 0 if admitted else max(1, math.ceil(wait))
 
 
@@ -168,13 +184,15 @@ def address_digest(request: Request | HttpRequest) -> str:
     return keyed_digest("address", client_address(request))  # type: ignore[arg-type]  # reads only request.META
 
 
-def address_admits(request: HttpRequest) -> bool | None:
+def address_wait(request: HttpRequest) -> int | None:
     """One more request from this address against INGEST_RATE_PER_ADDRESS, for a plain form as for the API:
-    whether it is admitted, or None when the counters cannot be read."""
+    0 when it is admitted, else the seconds to wait; None when the counters cannot be read."""
+    throttle = AddressRateThrottle()
     try:
-        return AddressRateThrottle().allow_request(request, None)  # type: ignore[arg-type]  # reads only request.META
+        admitted = throttle.allow_request(request, None)  # type: ignore[arg-type]  # reads only request.META
     except ThrottleUnavailableError:
         return None
+    return 0 if admitted else max(1, math.ceil(throttle.wait() or 1))
 
 
 class InstallRateThrottle(FailClosedRateThrottle):

@@ -1,18 +1,33 @@
 """The lab's downloads: one summary row per model or pairing (lab.csv), and every run in the open
-runs format (lab-runs.jsonl). Both read the lab tables as they are: never cached."""
+runs format (lab-runs.jsonl).
+
+Each is built once per lab generation (every import and alias change bumps it) and kept in the shared
+cache under it, and for a minute in this process: a download costs no reading of the lab tables
+until the tables change. Only existing sources (and all of them together) are ever kept.
+"""
 
 import csv
 import json
-from collections.abc import Iterator
+import threading
+import time
+from collections.abc import Callable, Iterator
+from typing import Final
 
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from lab import selectors
 from lab.models import LabSource
 from lab.services import SOURCE_NAME
 from lab.summary import Row, summary_rows
+from leaderboard import soft_cache
 from leaderboard.http import not_found_page, param
+
+# Kept in the shared cache until the lab changes (a new generation names new keys) or for this long.
+DOWNLOAD_SECONDS: Final = 24 * 3600
+# How long this process serves its own copy without asking the shared cache (while the cache is
+# unreachable the generation reads 0, so this also bounds how stale a copy can be then).
+LOCAL_SECONDS: Final = 60.0
 
 
 class _Line:
@@ -77,13 +92,45 @@ def _source(request: HttpRequest) -> tuple[str | None, HttpResponse | None]:
     return name, None
 
 
+_local: dict[str, tuple[float, bytes]] = {}
+_building = threading.Lock()
+
+
+def built_download(kind: str, source: str | None, build: Callable[[], bytes]) -> bytes:
+    """The bytes of one download as of the lab's current generation, built here only when no copy exists."""
+    key = f"lab-download:{selectors.lab_generation()}:{kind}:{source or ''}"
+    held = _local.get(key)
+    if held is not None and held[0] > time.monotonic():
+        return held[1]
+    with _building:  # this process's concurrent misses build once
+        held = _local.get(key)
+        if held is not None and held[0] > time.monotonic():
+            return held[1]
+        body = soft_cache.get(key)
+        if not isinstance(body, bytes):
+            body = build()
+            soft_cache.set(key, body, DOWNLOAD_SECONDS)
+        now = time.monotonic()
+        for stale in [k for k, (until, _) in _local.items() if until <= now]:
+            del _local[stale]
+        _local[key] = (now + LOCAL_SECONDS, body)
+    return body
+
+
+def forget_local_downloads() -> None:
+    """Drop this process's copies (tests)."""
+    _local.clear()
+
+
 @require_safe
 def lab_csv(request: HttpRequest) -> HttpResponse:
     name, missing = _source(request)
     if missing is not None:
         return missing
-    rows = summary_rows(selectors.lab_runs(source=name))
-    response = HttpResponse("".join(csv_lines(rows)), content_type="text/csv; charset=utf-8")
+    body = built_download(
+        "csv", name, lambda: "".join(csv_lines(summary_rows(selectors.lab_runs(source=name)))).encode()
+    )
+    response = HttpResponse(body, content_type="text/csv; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="pragmatikos-lab{"-" + name if name else ""}.csv"'
     response["Cache-Control"] = "no-store"
     return response
@@ -99,11 +146,12 @@ def run_lines(source: str | None) -> Iterator[str]:
 
 
 @require_safe
-def lab_runs_jsonl(request: HttpRequest) -> HttpResponse | StreamingHttpResponse:
+def lab_runs_jsonl(request: HttpRequest) -> HttpResponse:
     name, missing = _source(request)
     if missing is not None:
         return missing
-    response = StreamingHttpResponse(run_lines(name), content_type="application/x-ndjson; charset=utf-8")
+    body = built_download("runs", name, lambda: "".join(run_lines(name)).encode())
+    response = HttpResponse(body, content_type="application/x-ndjson; charset=utf-8")
     response["Content-Disposition"] = f'attachment; filename="pragmatikos-lab-runs{"-" + name if name else ""}.jsonl"'
     response["Cache-Control"] = "no-store"
     return response

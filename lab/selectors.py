@@ -10,8 +10,7 @@ from lab.models import LabRun, LabSource, ModelAlias
 from lab.names import canonical_model
 from lab.services import LAB_GENERATION_KEY
 from lab.summary import Run
-from leaderboard.caching import cache_generation
-from leaderboard.selectors import latest_snapshot
+from leaderboard.caching import Published, cache_generation
 
 
 def lab_generation() -> int:
@@ -92,11 +91,10 @@ class FieldRanking:
     document: dict[str, Any]
 
 
-def field_ranking() -> FieldRanking | None:
-    """The newest published ranking of the field, or None before the first: one query."""
-    snapshot = latest_snapshot()
+def field_ranking(snapshot: Published | None) -> FieldRanking | None:
+    """The field's newest published ranking as this process holds it (leaderboard.caching), or None before the first."""
     if snapshot is None:
         return None
-    document = snapshot.document or {}
+    document = snapshot.document
     is_demo = bool(snapshot.is_demo or (document.get("meta") or {}).get("demo"))
     return FieldRanking(snapshot_id=snapshot.id, is_demo=is_demo, document=document)

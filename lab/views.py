@@ -12,8 +12,8 @@ from django.views.decorators.http import require_safe
 from lab import charts, field, selectors
 from lab.models import LabSource
 from lab.summary import Row, summary_rows
-from leaderboard.caching import cached_page
-from leaderboard.http import not_found_page, param, render_page
+from leaderboard.caching import Lazy, cached_page
+from leaderboard.http import NotFound, not_found_page, param, render_page
 
 VIEW_WORDS = {field.PAIRING_VIEW: "Pairings", field.MODEL_VIEW: "Models"}
 
@@ -64,8 +64,11 @@ def beside(request: HttpRequest) -> HttpResponse:
     if (view or label) and view not in field.VIEWS:
         return not_found_page("The lab is shown beside the field's models and pairings only.")
 
-    def build(_: object) -> HttpResponse:
-        ranking = selectors.field_ranking()
+    def build(load: Lazy) -> HttpResponse:
+        ranking = selectors.field_ranking(load())
+        if label and label not in field.field_scores(ranking.document if ranking else None, view):
+            # Checked before the lab is read: a made-up label costs a lookup in the held snapshot, and keeps nothing.
+            raise NotFound("No model or pairing of that name is ranked in the field.")
         sources = {s.name: s for s in selectors.lab_sources()}
         rows = summary_rows(selectors.lab_runs())
         document = ranking.document if ranking else None

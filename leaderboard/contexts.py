@@ -231,7 +231,7 @@ def comparison_context(
     }
 
 
-def words_context(snapshot: Published | None, *, contribution_url: str) -> dict[str, Any]:
+def words_context(snapshot: Published | None) -> dict[str, Any]:
     """A page of words about the method or the data, with the snapshot's numbers in it."""
     context = page_context(snapshot)
     context.update(
@@ -247,7 +247,6 @@ def words_context(snapshot: Published | None, *, contribution_url: str) -> dict[
             "views_explained": [(VIEW_TITLES[key], text) for key, text in VIEW_EXPLANATIONS.items()],
             "min_contributors": settings.PUBLIC_LABEL_MIN_CONTRIBUTORS,
             "min_tenure_hours": settings.PUBLIC_LABEL_MIN_TENURE_HOURS,
-            "contribution_url": contribution_url,
         }
     )
     return context

@@ -12,7 +12,7 @@ from django.utils import timezone
 
 from core.times import iso_z
 from ingest.models import Contributor
-from ingest.throttles import ThrottleUnavailableError, admit
+from ingest.throttles import admit
 from leaderboard import caching, exports, soft_cache
 from leaderboard.coordination import coordinator, exclusive
 from leaderboard.models import GroupScore, NameDecision, Snapshot
@@ -300,10 +300,8 @@ def scoped_document(
     if document is not None:
         return document
     if requester:
-        try:
-            admitted, wait = admit("window", requester, settings.WINDOW_RATE_PER_ADDRESS)
-        except ThrottleUnavailableError:
-            admitted, wait = True, 0  # pages stay up without Redis; the process lock below bounds the work
+        # Pages stay up without Redis: then this process counts the rate itself.
+        admitted, wait = admit("window", requester, settings.WINDOW_RATE_PER_ADDRESS, counted_here_without_redis=True)
         if not admitted:
             raise WindowLimited(wait)
     try:

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_POST, require_safe
 
 from ingest.contract import parse_install
 from ingest.services import retract
-from ingest.throttles import address_admits, address_digest
+from ingest.throttles import ThrottleUnavailableError, address_digest, address_wait
 from leaderboard import contexts, presenters, selectors, services, words
 from leaderboard.caching import Lazy, Published, cached_page, published_snapshot, serving_snapshot
 from leaderboard.http import NotFound, chosen_view, not_found_page, param, render_page
@@ -136,17 +136,16 @@ def words_page(template: str, page: str) -> Callable[[HttpRequest], HttpResponse
 
     @require_safe
     def view(request: HttpRequest) -> HttpResponse:
-        # The pages name this service's own address; hosts are bounded by ALLOWED_HOSTS.
-        contribution_url = request.build_absolute_uri(reverse("contributions"))
-
         def build(load: Lazy) -> HttpResponse:
-            context = contexts.words_context(load(), contribution_url=contribution_url)
+            context = contexts.words_context(load())
             if not context["meta"]:
                 # Nothing published yet: the method's numbers as the next recompute will use them.
                 context["method"] = contexts.method_numbers(selectors.configured_method())
             return render_page(template, context)
 
-        return cached_page(request, page, (contribution_url,), build)
+        # Nothing of the request but the page chooses it: the page names no address of this service, so
+        # the Host header (whose port is the client's to choose) never makes a copy of its own.
+        return cached_page(request, page, (), build)
 
     view.__name__ = page
     return view
@@ -182,14 +181,17 @@ def retract_form(request: HttpRequest) -> HttpResponse:
 
     The id is never shown back, logged or stored; only its keyed hash is remembered (ingest.services.retract).
     """
-    admitted = address_admits(request)
-    if admitted is None:
+    wait = address_wait(request)
+    if wait is None:
         error = "Retraction is unavailable for a minute; try again shortly."
-        return render_contribute(request, status=503, retract_error=error)
-    if not admitted:
-        return render_contribute(
-            request, status=429, retract_error="Too many requests from your address; try again later."
-        )
+        response = render_contribute(request, status=503, retract_error=error)
+        response["Retry-After"] = str(ThrottleUnavailableError.wait)
+        return response
+    if wait:
+        error = f"Too many requests from your address; try again in {wait} seconds."
+        response = render_contribute(request, status=429, retract_error=error)
+        response["Retry-After"] = str(wait)
+        return response
     install = parse_install(request.POST.get("install", "").strip())
     if install is None:
         error = 'That is not an install id: paste the value of "install" from the file named below.'

@@ -40,6 +40,19 @@ def envint(name: str, default: int) -> int:
         raise ImproperlyConfigured(f"{name} must be an integer, not {raw!r}") from exc
 
 
+def envfloat(name: str, default: float) -> float:
+    raw = os.environ.get(name)
+    if raw is None or raw == "":
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < 3600:
+        raise ImproperlyConfigured(f"{name} must be a positive number of seconds, not {raw!r}")
+    return value
+
+
 def database_from_url(url: str) -> dict[str, object]:
     parts = urlsplit(url)
     if parts.scheme in ("postgres", "postgresql"):
@@ -117,13 +130,15 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 REDIS_URL = envstr("REDIS_URL", "")
+# Connect and read timeout of the web process's Redis clients (the cache's and core.redis_breaker's): a
+# Redis that hangs fails a call this soon, and the breaker then stops asking it for a few seconds.
+REDIS_TIMEOUT = envfloat("REDIS_TIMEOUT", 1.0)
 if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
-            # A Redis that hangs fails a call in seconds; pages then come from the database (leaderboard/soft_cache.py).
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2},
+            "OPTIONS": {"socket_connect_timeout": REDIS_TIMEOUT, "socket_timeout": REDIS_TIMEOUT},
         }
     }
 else:

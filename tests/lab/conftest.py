@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 from lab import importers
+from lab.downloads import forget_local_downloads
 from lab.services import import_source
 from leaderboard import caching
 
@@ -57,11 +58,13 @@ def shipped(db: None) -> None:
 
 @pytest.fixture(autouse=True)
 def _cold_process_memo() -> Any:
-    """Each test starts without the process's held snapshot and page copies."""
+    """Each test starts without the process's held snapshot, page copies and download copies."""
 
     caching.forget_local_pages()
+    forget_local_downloads()
     yield
     caching.forget_local_pages()
+    forget_local_downloads()
 
 
 @pytest.fixture

@@ -1,14 +1,18 @@
 """/data/lab.csv against a small example worked out by hand, and the runs export."""
 
 import json
+import uuid
 from collections.abc import Callable
 from io import StringIO
 from pathlib import Path
+from typing import Any
 
 import pytest
 from django.core.management import call_command
 from django.test import Client
 
+from lab.downloads import forget_local_downloads
+from tests.cache_keys import stored_keys
 from tests.lab.conftest import AKITA, run_line
 
 HAND_EXAMPLE = [
@@ -69,3 +73,34 @@ def test_it_exports_a_source_in_the_runs_format_that_imports_back(
     assert [line.removeprefix("akita,") for line in original[1:]] == [
         line.removeprefix("akita-copy,") for line in copy[1:]
     ]
+
+
+DOWNLOADS = ("/data/lab.csv", "/data/lab-runs.jsonl", "/data/lab.csv?source=akita", "/data/lab-runs.jsonl?source=akita")
+
+
+@pytest.mark.django_db
+def test_it_builds_each_download_once_per_import(
+    client: Client,
+    runs_file: Callable[..., Path],
+    django_assert_max_num_queries: Any,
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("import_lab", str(AKITA), "--format", "akita", stdout=StringIO())
+    for path in DOWNLOADS:
+        first = body(client.get(path))
+        for _ in range(3):
+            forget_local_downloads()  # as another process would: the shared copy
+            with django_assert_max_num_queries(1):  # only whether the named source exists
+                again = client.get(path)
+            assert again.status_code == 200 and body(again) == first
+    kept = stored_keys("*lab-download:*")
+    assert len(kept) == len(DOWNLOADS)
+    for _ in range(5):
+        assert client.get(f"/data/lab.csv?source=nope-{uuid.uuid4().hex[:8]}").status_code == 404
+    assert stored_keys("*lab-download:*") == kept
+    # An import is seen at once, in this process and any other.
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("import_lab", str(runs_file([run_line(model="new-model")])), "--format", "runs", stdout=StringIO())
+    assert "\nmylab,new-model," in body(client.get("/data/lab.csv"))
+    assert '"model": "new-model"' in body(client.get("/data/lab-runs.jsonl"))

@@ -1,5 +1,6 @@
 """The lab pages: each source in its own terms with its caveats, the lab beside the field, caching."""
 
+import uuid
 from collections.abc import Callable
 from io import StringIO
 from pathlib import Path
@@ -13,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lab import selectors, stats
+from tests.cache_keys import stored_keys
 from tests.lab.conftest import AKITA, run_line
 
 COLD_QUERIES = 5  # serving snapshot, lab generation needs none, sources, aliases, runs (+ one spare)
@@ -129,6 +131,23 @@ def test_it_links_a_field_pairing_to_the_lab(demo_document: dict[str, Any], clie
     family = demo_document["views"]["famCombo"]["groups"][0]["label"]
     page = client.get("/pairing/?" + urlencode({"view": "famCombo", "label": family})).content.decode()
     assert "in-the-lab" not in page
+
+
+def test_it_answers_made_up_labels_with_a_404_it_does_not_keep(
+    demo_document: dict[str, Any], client: Client, django_assert_max_num_queries: Any
+) -> None:
+    call_command("import_lab", str(AKITA), "--format", "akita", stdout=StringIO())
+    known = demo_document["views"]["model"]["groups"][0]["label"]
+    assert client.get("/lab/beside/?" + urlencode({"view": "model", "label": known})).status_code == 200
+    before = stored_keys()
+    for view in ("model", "modelCombo"):
+        for _ in range(5):
+            label = f"made-up-{uuid.uuid4().hex[:8]}"
+            with django_assert_max_num_queries(0):  # the lab is never read for it
+                response = client.get("/lab/beside/?" + urlencode({"view": view, "label": label}))
+            assert response.status_code == 404
+            assert "No model or pairing of that name" in response.content.decode()
+    assert stored_keys() - before == set()
 
 
 def test_it_shows_no_field_before_the_first_ranking(db: None, client: Client) -> None:

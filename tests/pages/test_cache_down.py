@@ -5,15 +5,12 @@ or at a redis-server this test starts and then stops. The machine's own Redis is
 """
 
 import logging
-import shutil
-import subprocess
-import time
 import uuid
 from collections.abc import Iterator
+from datetime import timedelta
 from typing import Any
 
 import pytest
-import redis
 from django.test import Client
 from django.utils import timezone
 
@@ -22,16 +19,7 @@ from leaderboard import caching, exports, services, soft_cache
 from leaderboard.models import Snapshot
 from tests.cycles.wire import envelope
 from tests.pages.conftest import page_paths, ranked_labels
-
-
-def redis_cache(port: int) -> dict[str, Any]:
-    return {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{port}/0",
-            "OPTIONS": {"socket_connect_timeout": 1, "socket_timeout": 2},
-        }
-    }
+from tests.redis_servers import OwnRedis, redis_cache
 
 
 @pytest.fixture
@@ -78,11 +66,11 @@ def test_it_sends_the_cycles_export_with_the_cache_unreachable(
 def test_it_logs_one_warning_for_a_burst_of_requests_without_the_cache(
     demo_snapshot: Snapshot, unreachable_cache: None, client: Client, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="leaderboard.soft_cache"):
+    with caplog.at_level(logging.WARNING, logger="core.redis_breaker"):
         for _ in range(3):
             caching.forget_local_pages()
             assert client.get("/").status_code == 200
-    warnings = [record for record in caplog.records if record.name == "leaderboard.soft_cache"]
+    warnings = [record for record in caplog.records if record.name == "core.redis_breaker"]
     assert len(warnings) == 1
     assert "unreachable" in warnings[0].getMessage()
 
@@ -111,50 +99,26 @@ def test_it_keeps_ingest_at_503_with_retry_after_with_the_cache_unreachable(
 
 
 @pytest.fixture
-def own_redis(settings: Any) -> Iterator[subprocess.Popen[bytes]]:
+def own_redis(settings: Any) -> Iterator[OwnRedis]:
     """A redis-server of this test's own on a free port, for the cache only; stopped by the test or at teardown."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed")
-    port = free_port()
-    server = subprocess.Popen(
-        [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    probe = redis.Redis(port=port)
-    deadline = time.monotonic() + 10
-    while True:
-        try:
-            probe.ping()
-            break
-        except redis.ConnectionError:
-            if time.monotonic() > deadline:
-                server.terminate()
-                raise
-            time.sleep(0.05)
-    settings.CACHES = redis_cache(port)
+    server = OwnRedis()
+    settings.CACHES = redis_cache(server.port)
     caching.forget_local_pages()
     soft_cache.reset()
     yield server
-    if server.poll() is None:
-        server.terminate()
-        server.wait(timeout=10)
+    server.close()
     soft_cache.reset()
     caching.forget_local_pages()
 
 
-def test_it_keeps_serving_when_its_redis_stops(
-    demo_snapshot: Snapshot, own_redis: subprocess.Popen[bytes], client: Client
-) -> None:
+def test_it_keeps_serving_when_its_redis_stops(demo_snapshot: Snapshot, own_redis: OwnRedis, client: Client) -> None:
     label = ranked_labels(demo_snapshot, "modelCombo")[0]
     paths: list[tuple[str, dict[str, str]]] = [("/", {}), ("/pairing/", {"view": "modelCombo", "label": label})]
     before = [client.get(path, params) for path, params in paths]
     assert [response.status_code for response in before] == [200, 200]
     assert soft_cache.get_many(["leaderboard:generation"]) is not None, "the cache answered while it ran"
 
-    own_redis.terminate()
-    own_redis.wait(timeout=10)
+    own_redis.close()
     caching.forget_local_pages()  # nothing of the page left in this process: it must be built anew
 
     after = [client.get(path, params) for path, params in paths]
@@ -172,3 +136,16 @@ def test_it_serves_the_lab_pages_with_the_cache_unreachable(
     # The lab's pages name their own cache generation: read through the same soft cache as the leaderboard's.
     for path in ("/lab/", "/lab/beside/", "/data/lab.csv"):
         assert client.get(path).status_code == 200, path
+
+
+def test_it_keeps_counting_new_windows_per_address_in_this_process_with_the_cache_unreachable(
+    demo_snapshot: Snapshot, unreachable_cache: None, client: Client, settings: Any
+) -> None:
+    settings.WINDOW_RATE_PER_ADDRESS = "2/hour"
+    today = timezone.now().date()
+    days = [str(today - timedelta(days=back)) for back in (1, 2, 3)]
+    answers = [client.get("/api/v1/pool.json", {"since": day}) for day in days]
+    assert [answer.status_code for answer in answers] == [200, 200, 429]
+    assert 0 < int(answers[2]["Retry-After"]) <= 3600
+    page = client.get("/", {"window": "custom", "since": str(today - timedelta(days=4))})
+    assert page.status_code == 429 and int(page["Retry-After"]) > 0

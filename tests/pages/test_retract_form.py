@@ -2,12 +2,16 @@
 
 import re
 import uuid
+from typing import Any
 
 import pytest
 from django.test import Client
 
+from bench.scratch import free_port
 from ingest.models import Contributor, Cycle, install_hash
+from leaderboard import soft_cache
 from tests.cycles.stored import make_contributor, make_cycles
+from tests.redis_servers import redis_cache
 
 pytestmark = pytest.mark.django_db
 
@@ -74,3 +78,27 @@ def test_it_says_what_to_paste_when_it_is_not_an_install_id(pasted: str) -> None
 
 def test_it_answers_a_get_of_the_form_address_with_405() -> None:
     assert Client().get("/contribute/retract/").status_code == 405
+
+
+def test_it_says_when_to_retry_while_the_counters_cannot_be_read(settings: Any) -> None:
+    client = Client(enforce_csrf_checks=True)
+    token = form_token(client)
+    settings.CACHES = redis_cache(free_port())  # the address counters live there: nothing listens
+    soft_cache.reset()
+    response = client.post("/contribute/retract/", {"install": str(uuid.uuid4()), "csrfmiddlewaretoken": token})
+    assert response.status_code == 503
+    assert int(response["Retry-After"]) > 0
+    assert "try again" in response.content.decode()
+
+
+def test_it_says_when_to_retry_past_the_address_rate(settings: Any) -> None:
+    settings.INGEST_RATE_PER_ADDRESS = "1/hour"
+    client = Client(enforce_csrf_checks=True)
+    token = form_token(client)
+    first = client.post("/contribute/retract/", {"install": str(uuid.uuid4()), "csrfmiddlewaretoken": token})
+    assert first.status_code == 200
+    refused = client.post("/contribute/retract/", {"install": str(uuid.uuid4()), "csrfmiddlewaretoken": token})
+    assert refused.status_code == 429
+    wait = int(refused["Retry-After"])
+    assert 0 < wait <= 3600
+    assert f"try again in {wait} seconds" in refused.content.decode()

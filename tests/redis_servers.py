@@ -1,0 +1,66 @@
+"""Redis servers of a test's own: settings that point the cache at one, and a redis-server that a test
+starts, can hang (SIGSTOP: it keeps its port open and answers nothing) and stops. The machine's own
+Redis is never touched."""
+
+import shutil
+import signal
+import subprocess
+import time
+from typing import Any
+
+import pytest
+import redis
+
+from bench.scratch import free_port
+
+
+def redis_cache(port: int, *, timeout: float = 1.0) -> dict[str, Any]:
+    """CACHES pointing the default cache at this loopback port, with the settings' kind of timeouts."""
+    return {
+        "default": {
+            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            "LOCATION": f"redis://127.0.0.1:{port}/0",
+            "OPTIONS": {"socket_connect_timeout": timeout, "socket_timeout": timeout},
+        }
+    }
+
+
+class OwnRedis:
+    """A redis-server on a free loopback port, nothing saved; skips the test when none is installed."""
+
+    def __init__(self) -> None:
+        binary = shutil.which("redis-server")
+        if binary is None:
+            pytest.skip("redis-server is not installed")
+        self.port = free_port()
+        options = ["--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+        self.process = subprocess.Popen(
+            [binary, *options, "--daemonize", "no"],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        probe = redis.Redis(port=self.port, socket_timeout=1)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                probe.ping()
+                break
+            except redis.ConnectionError:
+                if time.monotonic() > deadline:
+                    self.close()
+                    raise
+                time.sleep(0.05)
+        probe.close()
+
+    def hang(self) -> None:
+        """Stop the server without closing its port: connections are accepted, nothing is answered."""
+        self.process.send_signal(signal.SIGSTOP)
+
+    def resume(self) -> None:
+        self.process.send_signal(signal.SIGCONT)
+
+    def close(self) -> None:
+        if self.process.poll() is None:
+            self.resume()
+            self.process.terminate()
+            self.process.wait(timeout=10)

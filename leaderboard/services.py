@@ -66,31 +66,36 @@ def owe_a_recompute() -> None:
 
 
 def recompute_what_is_owed() -> int | None:
-    """Recompute while one is owed; the seconds after which to look again, when another holder's lock
-    turned this one away and no one has claimed that look yet (a live holder does the work itself, a
-    dead one never will: one check per lapse of its lock)."""
+    """Recompute while one is owed; the seconds after which to look again when work is left owed and no
+    one has claimed that look yet: another holder's lock turned this one away (a live holder does the work
+    itself, a dead one never will: one check per lapse of its lock), or the cooldown after the last
+    recompute is on (one check for its end)."""
     run_pending_recomputes()
     coord = coordinator()
     return coord.claim_follow_up() if coord.is_pending() else None
 
 
 def run_pending_recomputes() -> Snapshot | None:
-    """Recompute while one is owed, unless another worker already is recomputing.
+    """Recompute while one is owed, unless another worker already is recomputing or the last
+    recompute ended less than RECOMPUTE_MIN_INTERVAL ago.
 
-    Returns the last snapshot published here, or None when nothing was owed or the
-    lock was held (its holder does the follow-up).
+    Returns the last snapshot published here, or None when nothing was owed, the lock was held
+    (its holder does the follow-up) or the cooldown was on (the work stays owed, and
+    recompute_what_is_owed schedules the check for its end).
     """
     coord = coordinator()
     published = None
-    while coord.is_pending():
+    while coord.is_pending() and coord.cooldown_left() <= 0:
         with exclusive(coord) as holding:
             if not holding:
                 return published
-            while (owed := coord.pending_mark()) is not None:
+            while coord.cooldown_left() <= 0 and (owed := coord.pending_mark()) is not None:
                 published = recompute_snapshot() or published
                 # Cleared only once published, and only if no contribution raised it
                 # meanwhile: a recompute that raises or is killed leaves it owed.
                 coord.clear_pending(owed)
+                # Contributions arriving from now on wait for the next interval, together.
+                coord.start_cooldown()
         # A request that raised the flag between our last check and the unlock was
         # refused the lock: the loop picks it up.
     return published

@@ -149,6 +149,9 @@ CELERY_BEAT_SCHEDULE = {
 }
 # The recompute lock's time to live; the holder renews it every third of that while it computes.
 RECOMPUTE_LOCK_SECONDS = envint("RECOMPUTE_LOCK_SECONDS", 30)
+# Seconds after a completed recompute before the next may start: contributions arriving meanwhile are
+# published together in the next one, so a flood of them costs one recompute per interval, not one each.
+RECOMPUTE_MIN_INTERVAL = envint("RECOMPUTE_MIN_INTERVAL", 5)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],

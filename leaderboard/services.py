@@ -8,6 +8,8 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Max
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from core.times import iso_z
@@ -158,6 +160,7 @@ def _publish(
         )
         # Pages compare on the newest snapshot only; older samples would only take space.
         Snapshot.objects.exclude(id=snapshot.id).exclude(samples={}).update(samples={})
+        _keep_history_bounded(snapshot)
         GroupScore.objects.bulk_create(
             [
                 GroupScore(
@@ -178,6 +181,29 @@ def _publish(
         transaction.on_commit(lambda: _queue_cycles_export(snapshot.id))
         transaction.on_commit(lambda: _queue_window_warming(snapshot.id))
     return snapshot
+
+
+def _keep_history_bounded(newest: Snapshot) -> None:
+    """One history point per group and UTC day (the day's newest snapshot), and few snapshots kept whole.
+
+    The score history drops the points of today's earlier snapshots, which the newest replaces. Of the
+    snapshots, the newest SNAPSHOTS_KEPT stay whole (a page may still be serving one published a moment
+    ago; each export names its own); older ones that are the last of their day stay as the date of
+    their history points, their document emptied; the rest go, with their points. However often
+    recomputes publish, storage grows by one small row per day and per ranked group.
+    """
+    day_start = newest.created_at.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    GroupScore.objects.filter(snapshot__created_at__gte=day_start).exclude(snapshot=newest).delete()
+    recent = list(Snapshot.objects.order_by("-id").values_list("id", flat=True)[: settings.SNAPSHOTS_KEPT])
+    last_of_day = (
+        Snapshot.objects.annotate(day=TruncDate("created_at", tzinfo=dt.UTC))
+        .values("day")
+        .annotate(last=Max("id"))
+        .values("last")
+    )
+    older = Snapshot.objects.exclude(id__in=recent)
+    older.exclude(id__in=last_of_day).only("id").delete()
+    older.exclude(document={}).update(document={})
 
 
 def _queue_cycles_export(snapshot_id: int) -> None:

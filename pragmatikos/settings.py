@@ -152,6 +152,8 @@ RECOMPUTE_LOCK_SECONDS = envint("RECOMPUTE_LOCK_SECONDS", 30)
 # Seconds after a completed recompute before the next may start: contributions arriving meanwhile are
 # published together in the next one, so a flood of them costs one recompute per interval, not one each.
 RECOMPUTE_MIN_INTERVAL = envint("RECOMPUTE_MIN_INTERVAL", 5)
+# Published snapshots kept whole; older ones keep only the last of each day, as the date of its score history.
+SNAPSHOTS_KEPT = envint("SNAPSHOTS_KEPT", 10)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],

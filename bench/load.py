@@ -15,10 +15,22 @@ and a first snapshot. For --seconds, on loopback only:
   * DOWNLOADERS clients download /data/cycles.csv (the worker writes it per snapshot);
   * READERS clients read /, /pairing/, /compare/, /api/v1/pool.json and /lab/.
 
-Prints req/s, p50/p99 and status counts per endpoint, then checks the database against what
-was acknowledged: every row of a 202 is stored once, with the facts of the latest acknowledged
-send of it (lost / duplicated / regressed must all be 0), and retracted installs have no rows.
-Exits non-zero when a check fails or a request failed without an answer.
+Then, for --abuse-seconds, an abuse phase: the same load again, and beside it ABUSERS threads each
+of one kind, in turn:
+
+  * rotating installs: a contribution from a fresh install id every request (the per-install
+    limit never bites; the per-address one is lifted for the whole run, as for many addresses);
+  * contribute then retract: a fresh install contributes, then retracts at once;
+  * random labels: /pairing/?view=modelCombo&label=<random> and /lab/beside/?view=model&label=<random>;
+  * Host variants: the readers' pages with `Host: 127.0.0.1:<random port>`.
+
+Prints req/s, p50/p99 and status counts per endpoint and phase; the readers' page p99 in each
+phase (the goal: the abuse phase's within 3x of the normal one's); the worker's busy share in each
+phase (the seconds its recompute tasks took, from the worker's log, over the phase's wall time);
+the snapshots published. Then it checks the database against what was acknowledged in both
+phases: every row of a 202 is stored once, with the facts of the latest acknowledged send of it
+(lost / duplicated / regressed must all be 0), and retracted installs have no rows. Exits non-zero
+when a check fails or a request failed without an answer.
 
 The Redis database of BENCH_REDIS_URL (default: REDIS_URL) is flushed before and after the
 run: give it one that is yours.
@@ -31,6 +43,7 @@ import http.client
 import json
 import os
 import random
+import re
 import subprocess
 import sys
 import tempfile
@@ -102,6 +115,8 @@ class Ledger:
         self.acknowledged: dict[tuple[str, str], Sent] = {}
         self.retracted: set[str] = set()
         self.gone_answers = 0
+        # Installs of the abuse phase, each used for one contribution (and maybe its retraction).
+        self.fresh: list[str] = []
 
     def next_send(self, rng: random.Random) -> tuple[str, datetime, list[dict[str, Any]]]:
         """One send: an install, a fresh `generated` and an overlapping window of its rows, facts varied."""
@@ -120,6 +135,17 @@ class Ledger:
             rows.append(facts)
         return self.installs[which], generated, rows
 
+    def fresh_send(self, rng: random.Random) -> tuple[str, datetime, list[dict[str, Any]]]:
+        """A contribution of a few rows from an install never used before."""
+        install = str(uuid.UUID(int=rng.getrandbits(128), version=4))
+        with self.lock:
+            self.fresh.append(install)
+        now = datetime.now(UTC)
+        generated = now.replace(microsecond=now.microsecond // 1000 * 1000)  # the plugin's precision
+        # Costs to 4 decimals, as they are stored: the check compares them.
+        rows = [wire_cycle(key, tcost=round(rng.uniform(0.01, 5), 4)) for key in range(rng.randint(3, 8))]
+        return install, generated, rows
+
     def acknowledge(self, install: str, generated: datetime, rows: list[dict[str, Any]]) -> None:
         with self.lock:
             for facts in rows:
@@ -135,17 +161,36 @@ def post(conn: http.client.HTTPConnection, path: str, body: dict[str, Any]) -> t
     return response.status, response.read(), {k.lower(): v for k, v in response.getheaders()}
 
 
+ABUSES = ("rotating installs", "contribute then retract", "random labels", "Host variants")
+
+
 class Load:
-    def __init__(self, port: int, args: argparse.Namespace, ledger: Ledger, page_paths: list[str]) -> None:
+    def __init__(
+        self,
+        port: int,
+        args: argparse.Namespace,
+        ledger: Ledger,
+        page_paths: list[str],
+        *,
+        seconds: float,
+        abusers: int = 0,
+        retract: int = 0,
+    ) -> None:
         self.port = port
         self.args = args
         self.ledger = ledger
         self.page_paths = page_paths
+        self.seconds = seconds
+        self.abusers = abusers
+        self.retract = retract
         self.tally = Tally()
         self.unanswered = 0
         self.download_bytes = 0
         self.stop_at = 0.0
         self.started = 0.0
+        # Wall-clock bounds of the phase, to read the worker's log by.
+        self.wall_started = 0.0
+        self.wall_ended = 0.0
 
     def connection(self) -> http.client.HTTPConnection:
         return http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
@@ -172,9 +217,11 @@ class Load:
     def submitter(self, number: int) -> None:
         rng = random.Random(self.args.seed * 100 + number)
         conn = self.connection()
-        # Submitter 0 retracts the last --retract installs at evenly spaced moments of the run.
-        retractions = self.ledger.installs[len(self.ledger.installs) - self.args.retract :] if number == 0 else []
-        moments = [self.started + self.args.seconds * (i + 1) / (len(retractions) + 1) for i in range(len(retractions))]
+        # Submitter 0 retracts the last `retract` installs at evenly spaced moments of the phase.
+        retractions = (
+            self.ledger.installs[len(self.ledger.installs) - self.retract :] if number == 0 and self.retract else []
+        )
+        moments = [self.started + self.seconds * (i + 1) / (len(retractions) + 1) for i in range(len(retractions))]
         for _ in range(MAX_REQUESTS_PER_THREAD):
             if time.perf_counter() >= self.stop_at:
                 break
@@ -222,6 +269,60 @@ class Load:
             with self.tally.lock:
                 self.download_bytes += read
 
+    def abuser(self, number: int) -> None:
+        """One kind of abuse (ABUSES, by turn), as fast as the server answers."""
+        kind = ABUSES[number % len(ABUSES)]
+        rng = random.Random(self.args.seed * 1000 + number)
+        conn = self.connection()
+        for _ in range(MAX_REQUESTS_PER_THREAD):
+            if time.perf_counter() >= self.stop_at:
+                break
+            if kind in ("rotating installs", "contribute then retract"):
+                conn = self.send_fresh(conn, rng, retract=kind == "contribute then retract")
+                continue
+            headers = {}
+            if kind == "random labels":
+                label = uuid.UUID(int=rng.getrandbits(128)).hex[: rng.randint(4, 32)]
+                path = rng.choice(["/pairing/?view=modelCombo&", "/lab/beside/?view=model&"]) + urlencode(
+                    {"label": label}
+                )
+                endpoint = "GET " + urlsplit(path).path + " (random label)"
+            else:
+                path = rng.choice(self.page_paths)
+                headers["Host"] = f"127.0.0.1:{rng.randint(1, 65535)}"
+                endpoint = "GET " + urlsplit(path).path + " (Host variant)"
+            started = time.perf_counter()
+            try:
+                conn.request("GET", path, headers=headers)
+                response = conn.getresponse()
+                response.read()
+            except (OSError, http.client.HTTPException):
+                conn.close()
+                conn = self.connection()
+                self.failed(endpoint, started)
+                continue
+            self.tally.record(endpoint, str(response.status), time.perf_counter() - started)
+        conn.close()
+
+    def send_fresh(
+        self, conn: http.client.HTTPConnection, rng: random.Random, *, retract: bool
+    ) -> http.client.HTTPConnection:
+        """A fresh install's contribution, and its retraction at once when `retract`."""
+        install, generated, rows = self.ledger.fresh_send(rng)
+        endpoint = "POST contributions (fresh install)"
+        conn, answered = self.timed_post(
+            conn, endpoint, CONTRIBUTE, envelope(rows, install=install, generated=generated)
+        )
+        if answered is None or answered[0] != 202 or json.loads(answered[1])["accepted"] != len(rows):
+            return conn
+        self.ledger.acknowledge(install, generated, rows)
+        if retract:
+            conn, answered = self.timed_post(conn, "POST retract (fresh install)", RETRACT, {"install": install})
+            if answered is not None and answered[0] == 200:
+                with self.ledger.lock:
+                    self.ledger.retracted.add(install)
+        return conn
+
     def stop_wait(self, seconds: float) -> None:
         time.sleep(max(0.0, min(seconds, self.stop_at - time.perf_counter())))
 
@@ -247,13 +348,21 @@ class Load:
         threads = [threading.Thread(target=self.submitter, args=(i,)) for i in range(self.args.submitters)]
         threads += [threading.Thread(target=self.downloader) for _ in range(self.args.downloaders)]
         threads += [threading.Thread(target=self.reader, args=(i,)) for i in range(self.args.readers)]
+        threads += [threading.Thread(target=self.abuser, args=(i,)) for i in range(self.abusers)]
         self.started = time.perf_counter()
-        self.stop_at = self.started + self.args.seconds
+        self.wall_started = time.time()
+        self.stop_at = self.started + self.seconds
         for thread in threads:
             thread.start()
         for thread in threads:
-            thread.join(timeout=self.args.seconds + 120)
+            thread.join(timeout=self.seconds + 120)
+        self.wall_ended = time.time()
         return time.perf_counter() - self.started
+
+    def page_latencies(self) -> list[float]:
+        """The readers' page latencies (the pages every visitor reads; not the abusers' requests)."""
+        paths = {"GET " + urlsplit(path).path for path in self.page_paths}
+        return [ms for endpoint in paths for ms in self.tally.latencies.get(endpoint, [])]
 
 
 @dataclass
@@ -272,7 +381,7 @@ def verify(database_url: str, hash_key: str, ledger: Ledger) -> Verdict:
     """The database against the ledger of acknowledged sends."""
     # The server's own keyed hash, under the key the run gave the server (nothing else of Django is used here).
     settings.configure(INSTALL_HASH_KEY=hash_key)
-    by_digest = {install_hash(uuid.UUID(install)): install for install in ledger.installs}
+    by_digest = {install_hash(uuid.UUID(install)): install for install in [*ledger.installs, *ledger.fresh]}
     with psycopg.connect(database_url) as conn:
         stored = conn.execute(
             "SELECT c.install_hash, y.cycle_key, y.shipped, y.cost_usd, y.generated "
@@ -311,21 +420,71 @@ def percentile(values: list[float], share: float) -> float:
     return ordered[min(len(ordered) - 1, int(share * len(ordered)))] if ordered else float("nan")
 
 
-def snapshot_count(conn: psycopg.Connection[Any]) -> int:
-    row = conn.execute("SELECT count(*) FROM leaderboard_snapshot").fetchone()
+def newest_snapshot_id(conn: psycopg.Connection[Any]) -> int:
+    """Snapshots are pruned as new ones are published: ids, not rows, count what was published."""
+    row = conn.execute("SELECT coalesce(max(id), 0) FROM leaderboard_snapshot").fetchone()
     return int(row[0]) if row else 0
+
+
+# Celery's line for each finished task: "[2026-12-01 22:30:01,123: INFO/ForkPoolWorker-1] Task
+# leaderboard.tasks.recompute_rankings[<id>] succeeded in 0.0123s: None".
+TASK_DONE = re.compile(
+    r"^\[(?P<at>\d{4}-\d\d-\d\d \d\d:\d\d:\d\d,\d{3}): [^\]]*\] Task leaderboard\.tasks\.(?P<task>\w+)\[[^\]]*\] "
+    r"(?:succeeded|raised unexpected|failed)[^\d]*(?P<seconds>[\d.]+)s"
+)
+RECOMPUTE_TASKS = {"recompute_rankings", "recompute_if_owed", "scheduled_recompute"}
+
+
+def recompute_busy_seconds(log: Path, started: float, ended: float) -> tuple[float, int]:
+    """Seconds of the worker's recompute tasks that ran within [started, ended] (wall clock), and how
+    many ran: each task's time cut to the part inside the phase."""
+    busy, count = 0.0, 0
+    for line in log.read_text(errors="replace").splitlines():
+        matched = TASK_DONE.match(line)
+        if matched is None or matched["task"] not in RECOMPUTE_TASKS:
+            continue
+        finished = datetime.strptime(matched["at"], "%Y-%m-%d %H:%M:%S,%f").timestamp()
+        took = float(matched["seconds"])
+        inside = min(finished, ended) - max(finished - took, started)
+        if inside > 0:
+            busy += inside
+            count += 1
+    return busy, count
 
 
 def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
     command = [sys.executable, "-m", "celery", "-A", "pragmatikos", "worker", "--pool", "prefork"]
-    command += ["--concurrency", "1", "--loglevel", "WARNING"]
+    command += ["--concurrency", "1", "--loglevel", "INFO"]  # INFO: each task's time, read for the busy share
     with log.open("wb") as output:
         return subprocess.Popen(command, cwd=REPO, env=env, stdout=output, stderr=subprocess.STDOUT)
 
 
+def print_phase(name: str, load: Load, elapsed: float, busy: tuple[float, int], snapshots: int) -> None:
+    total = sum(len(v) for v in load.tally.latencies.values())
+    print(f"-- {name} phase: {elapsed:.1f} s")
+    print(f"{'endpoint':44} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8}  statuses")
+    for endpoint in sorted(load.tally.latencies):
+        values = load.tally.latencies[endpoint]
+        statuses = ", ".join(f"{s}: {n}" for s, n in sorted(load.tally.statuses[endpoint].items()))
+        print(
+            f"{endpoint:44} {len(values) / elapsed:7.1f} {percentile(values, 0.5):8.1f} "
+            f"{percentile(values, 0.99):8.1f}  {statuses}"
+        )
+    print(
+        f"{'all':44} {total / elapsed:7.1f}  ({total} requests, {load.unanswered} without an answer; "
+        f"{load.download_bytes / 1e6:.0f} MB of cycles.csv; {snapshots} snapshots published)"
+    )
+    print(
+        f"readers' page p99 {percentile(load.page_latencies(), 0.99):.1f} ms; worker busy recomputing "
+        f"{busy[0]:.1f} s of {elapsed:.1f} s ({busy[0] / elapsed:.0%}, {busy[1]} recompute tasks)"
+    )
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--seconds", type=float, default=60.0)
+    parser.add_argument("--seconds", type=float, default=60.0, help="the normal phase")
+    parser.add_argument("--abuse-seconds", type=float, default=None, help="the abuse phase (default: --seconds)")
+    parser.add_argument("--abusers", type=int, default=8, help="abuse threads, each of one kind in turn")
     parser.add_argument("--submitters", type=int, default=8)
     parser.add_argument("--downloaders", type=int, default=2, help="2 to 4 in the load goal")
     parser.add_argument("--readers", type=int, default=4)
@@ -370,7 +529,7 @@ def main() -> int:
         manage(env, "shell", "-c", "from leaderboard import services; services.export_newest_cycles()")
         config = ("-c", str(REPO / "deploy" / "gunicorn.conf.py"), "--error-logfile", str(workdir / "gunicorn.log"))
         server, port = scratch.start_gunicorn(env, workers=2, ready_path="/methodology/", extra=config)
-        worker = start_worker(env, workdir / "worker.log")
+        worker = start_worker({**env, "LOG_LEVEL": "INFO"}, workdir / "worker.log")
         compare = compare_path(port)
         best = parse_qs(urlsplit(compare).query)["a"][0]
         page_paths = [
@@ -380,48 +539,55 @@ def main() -> int:
             "/api/v1/pool.json",
             "/lab/",
         ]
-        with psycopg.connect(scratch_url) as conn:
-            snapshots_before = snapshot_count(conn)
-        load = Load(port, args, ledger, page_paths)
-        elapsed = load.run()
-        # Let the worker finish what the last sends queued before the database is read and dropped.
-        time.sleep(2)
+        abuse_seconds = args.seconds if args.abuse_seconds is None else args.abuse_seconds
+        normal = Load(port, args, ledger, page_paths, seconds=args.seconds, retract=args.retract)
+        abuse = Load(port, args, ledger, page_paths, seconds=abuse_seconds, abusers=args.abusers)
+        published: list[int] = []
+        elapsed: list[float] = []
+        for load in (normal, abuse):
+            with psycopg.connect(scratch_url) as conn:
+                before = newest_snapshot_id(conn)
+            elapsed.append(load.run())
+            with psycopg.connect(scratch_url) as conn:
+                published.append(newest_snapshot_id(conn) - before)
+        # Let the worker publish what the last sends owed (the interval and a recompute) before the check.
+        time.sleep(int(env.get("RECOMPUTE_MIN_INTERVAL", "5")) + 10)
         verdict = verify(scratch_url, env["INSTALL_HASH_KEY"], ledger)
-        with psycopg.connect(scratch_url) as conn:
-            snapshots = snapshot_count(conn) - snapshots_before
+        busy = [
+            recompute_busy_seconds(workdir / "worker.log", load.wall_started, load.wall_ended)
+            for load in (normal, abuse)
+        ]
     finally:
         scratch.tear_down(
             [server, worker], redis_url=redis_url, admin_url=admin_url, database=scratch_name, folders=[workdir]
         )
 
-    total = sum(len(v) for v in load.tally.latencies.values())
     print(
         f"gunicorn -c deploy/gunicorn.conf.py (2 gthread workers x 8 threads) + Celery worker (prefork, 1), "
         f"{os.cpu_count()} CPUs; {args.submitters} submitters, {args.downloaders} downloaders, "
-        f"{args.readers} readers; {elapsed:.1f} s; {args.cycles:,} cycles loaded first"
+        f"{args.readers} readers, then {args.abusers} abusers beside them; {args.cycles:,} cycles loaded first"
     )
-    print(f"{'endpoint':24} {'req/s':>7} {'p50 ms':>8} {'p99 ms':>8}  statuses")
-    for endpoint in sorted(load.tally.latencies):
-        values = load.tally.latencies[endpoint]
-        statuses = ", ".join(f"{s}: {n}" for s, n in sorted(load.tally.statuses[endpoint].items()))
-        print(
-            f"{endpoint:24} {len(values) / elapsed:7.1f} {percentile(values, 0.5):8.1f} "
-            f"{percentile(values, 0.99):8.1f}  {statuses}"
-        )
+    print_phase("normal", normal, elapsed[0], busy[0], published[0])
+    print_phase("abuse", abuse, elapsed[1], busy[1], published[1])
+    normal_p99, abuse_p99 = (percentile(load.page_latencies(), 0.99) for load in (normal, abuse))
+    ratio = abuse_p99 / normal_p99
     print(
-        f"{'all':24} {total / elapsed:7.1f}  ({total} requests, {load.unanswered} without an answer; "
-        f"{load.download_bytes / 1e6:.0f} MB of cycles.csv; {snapshots} snapshots published during the run)"
+        f"readers' page p99: abuse {abuse_p99:.1f} ms / normal {normal_p99:.1f} ms = {ratio:.2f}x "
+        f"(goal: within 3x): {'met' if ratio <= 3 else 'MISSED'}"
     )
+    kept_retracted = len(ledger.retracted & set(ledger.installs))
     print(
-        f"sends {ledger.sends}; rows acknowledged (distinct, installs kept) {verdict.acknowledged}; "
-        f"installs retracted {len(ledger.retracted)} of {args.retract}, 410 answers after {ledger.gone_answers}"
+        f"sends {ledger.sends} + {len(ledger.fresh)} fresh installs; rows acknowledged (distinct, installs kept) "
+        f"{verdict.acknowledged}; installs retracted {kept_retracted} of {args.retract} shared and "
+        f"{len(ledger.retracted) - kept_retracted} fresh, 410 answers after {ledger.gone_answers}"
     )
     print(
         f"lost {verdict.faults['lost']}, duplicated {verdict.faults['duplicated']}, "
         f"regressed {verdict.faults['regressed']}, rows of retracted installs {verdict.faults['retracted rows']}: "
         f"{'OK' if verdict.ok else 'FAILED'}"
     )
-    return 0 if verdict.ok and not load.unanswered and len(ledger.retracted) == args.retract else 1
+    unanswered = normal.unanswered + abuse.unanswered
+    return 0 if verdict.ok and not unanswered and kept_retracted == args.retract else 1
 
 
 if __name__ == "__main__":

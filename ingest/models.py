@@ -81,7 +81,9 @@ JUDGED_RULE = Q(assistant_steps__gt=0, edits__gt=0, edit_paths=1)
 class Retraction(models.Model):
     """An install that asked for its data to be deleted, by keyed hash: later contributions from it get 410.
 
-    Kept apart from Contributor so that retracting an install never seen makes no contributor row.
+    Kept apart from Contributor so that retracting an install never seen makes no contributor row. A
+    retraction of an install with a contributor row is kept for good; one of an install never seen is
+    forgotten after RETRACTION_UNSEEN_DAYS (ingest.services.retract).
     """
 
     install_hash = models.CharField(max_length=64, unique=True)
@@ -89,6 +91,7 @@ class Retraction(models.Model):
 
     class Meta:
         ordering = ["id"]
+        indexes = [models.Index(fields=["retracted_at"], name="retraction_age")]
 
     def __str__(self) -> str:
         return f"retraction {self.id}"

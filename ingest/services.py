@@ -13,11 +13,12 @@ from __future__ import annotations
 import time
 import uuid
 from dataclasses import dataclass
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
+from django.conf import settings
 from django.db import connection, models, transaction
-from django.db.models import BooleanField, Q
+from django.db.models import BooleanField, Exists, OuterRef, Q
 from django.db.models.expressions import RawSQL
 
 from ingest.columns import FACT_FIELDS
@@ -283,7 +284,8 @@ def retract(*, install: uuid.UUID, now: datetime) -> int:
     """Delete every cycle of an install and remember its hash so later contributions get 410.
 
     Idempotent: a second retraction deletes nothing and returns 0. An install never seen is
-    remembered too, without a contributor row.
+    remembered too, without a contributor row, for RETRACTION_UNSEEN_DAYS: each retraction forgets
+    the ones of installs never seen that are older, so the table holds at most that many days of them.
     """
     digest = install_hash(install)
     with transaction.atomic():
@@ -291,6 +293,7 @@ def retract(*, install: uuid.UUID, now: datetime) -> int:
         Retraction.objects.bulk_create(
             [Retraction(install_hash=digest, retracted_at=now)], ignore_conflicts=True, unique_fields=["install_hash"]
         )
+        _forget_unseen_retractions(now=now)
         contributor = Contributor.objects.only("id", "retracted_at").filter(install_hash=digest).first()
         if contributor is None:
             return 0
@@ -300,6 +303,18 @@ def retract(*, install: uuid.UUID, now: datetime) -> int:
         if deleted:
             transaction.on_commit(_queue_recompute, robust=True)
     return deleted
+
+
+def _forget_unseen_retractions(*, now: datetime) -> None:
+    """Delete retractions older than RETRACTION_UNSEEN_DAYS of installs that never stored a cycle.
+
+    Such a retraction deleted nothing: it only turns that install's later contributions away. Kept
+    forever, anyone could grow the table without bound by retracting made-up installs. An install
+    that did store cycles has a contributor row, and its retraction is kept for good.
+    """
+    cutoff = now - timedelta(days=settings.RETRACTION_UNSEEN_DAYS)
+    seen = Contributor.objects.filter(install_hash=OuterRef("install_hash"))
+    Retraction.objects.filter(retracted_at__lt=cutoff).exclude(Exists(seen)).delete()
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,6 +11,7 @@ and over-admits under concurrency.
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import threading
 import time
@@ -32,13 +33,32 @@ from ingest.keys import keyed_digest
 
 
 def client_address(request: Request) -> str:
-    """The peer address; behind the TLS proxy, the address that proxy saw (the last forwarded hop)."""
+    """The address a client is counted under: the peer's, or behind the TLS proxy the one that proxy saw
+    (the last forwarded hop), as counted_address gives it."""
     if settings.SECURE_PROXY_SSL_HEADER:
         forwarded = request.META.get("HTTP_X_FORWARDED_FOR", "")
         hops = [hop.strip() for hop in forwarded.split(",") if hop.strip()]
         if hops:
-            return hops[-1]
-    return str(request.META.get("REMOTE_ADDR", ""))
+            return counted_address(hops[-1])
+    return counted_address(str(request.META.get("REMOTE_ADDR", "")))
+
+
+# One IPv6 subscriber is usually given a whole /64 and picks addresses in it at will.
+IPV6_COUNTED_PREFIX = 64
+
+
+def counted_address(address: str) -> str:
+    """An IPv4 address as it is; an IPv6 address as its /64 network, or as the IPv4 address it maps
+    (::ffff:a.b.c.d); anything unparseable as it is."""
+    try:
+        parsed = ipaddress.ip_address(address)
+    except ValueError:
+        return address
+    if isinstance(parsed, ipaddress.IPv6Address):
+        if parsed.ipv4_mapped is not None:
+            return str(parsed.ipv4_mapped)
+        return str(ipaddress.IPv6Network((parsed, IPV6_COUNTED_PREFIX), strict=False))
+    return str(parsed)
 
 
 class ThrottleUnavailableError(APIException):

@@ -9,9 +9,8 @@ from rest_framework.views import APIView
 
 from ingest.api import RETRY_AFTER
 from ingest.contract import FIRST_DAY
-from ingest.keys import keyed_digest
 from ingest.serializers import ErrorSerializer
-from ingest.throttles import client_address
+from ingest.throttles import address_digest
 from leaderboard.caching import etag_of, mark_cacheable, not_modified
 from leaderboard.selectors import latest_snapshot
 from leaderboard.services import WindowBusy, WindowLimited, scoped_document
@@ -87,7 +86,7 @@ class PoolApi(APIView):
         unchanged = not_modified(request._request, etag)
         if unchanged is not None:
             return unchanged
-        requester = keyed_digest("address", client_address(request))
+        requester = address_digest(request)
         try:
             document = scoped_document(since=since, until=until, snapshot=snapshot, requester=requester)
         except WindowLimited as limited:

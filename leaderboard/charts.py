@@ -147,7 +147,7 @@ class HistoryPoint:
 
 
 def sparkline(*, points: Sequence[HistoryPoint], hue: object, label: str) -> SafeString:
-    """scoreAdj across snapshots, with its interval as a band."""
+    """scoreAdj by day (each day's newest snapshot), with its interval as a band."""
     width, height, pad = 320.0, 70.0, 6.0
     colour = hue_colour(hue)
     if not points:
@@ -169,7 +169,7 @@ def sparkline(*, points: Sequence[HistoryPoint], hue: object, label: str) -> Saf
 
     first, last = points[0], points[-1]
     text = (
-        f"{label}: adjusted score over {count} snapshot{'s' if count != 1 else ''}, "
+        f"{label}: adjusted score over {count} day{'s' if count != 1 else ''}, "
         f"from {fmt(first.score_adj)} on {first.created_at:%Y-%m-%d} "
         f"to {fmt(last.score_adj)} on {last.created_at:%Y-%m-%d}"
     )
@@ -186,6 +186,6 @@ def sparkline(*, points: Sequence[HistoryPoint], hue: object, label: str) -> Saf
     parts.append(f'<polyline points="{line}" fill="none" stroke="{colour}" stroke-width="2"/>')
     parts.append(f'<circle cx="{x(count - 1):.1f}" cy="{y(last.score_adj):.1f}" r="3.5" fill="{colour}"/>')
     if count == 1:
-        parts.append(f'<text x="{x(0) + 8:.1f}" y="14" class="guide-text">one snapshot so far</text>')
+        parts.append(f'<text x="{x(0) + 8:.1f}" y="14" class="guide-text">one day so far</text>')
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above

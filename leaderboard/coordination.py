@@ -13,9 +13,15 @@ Both survive a recompute that dies, even by SIGKILL or the OOM killer:
 * The lock has a short time to live that a heartbeat thread of the holder renews while
   the recompute runs, so a live holder keeps it however long it computes, and a dead
   holder's lock is gone within LOCK_SECONDS.
+
+Recomputes are also spaced: each one that completes starts a cooldown of
+RECOMPUTE_MIN_INTERVAL seconds, during which owed work only stays owed, and one check is
+scheduled for the moment it ends (claim_follow_up). However fast contributions arrive,
+a worker recomputes at most once per interval, and what arrived meanwhile is in the next.
 """
 
 import logging
+import math
 import threading
 import uuid
 from collections.abc import Iterator
@@ -33,6 +39,10 @@ LOCK_KEY = "pragmatikos:recompute:lock"
 PENDING_KEY = "pragmatikos:recompute:pending"
 # Set while a check is scheduled for when a blocking lock will have expired (see claim_follow_up).
 FOLLOW_UP_KEY = "pragmatikos:recompute:follow-up"
+# Set for RECOMPUTE_MIN_INTERVAL after each completed recompute; the next waits until it is gone.
+COOLDOWN_KEY = "pragmatikos:recompute:cooldown"
+# Set while a check is scheduled for when the cooldown will have ended.
+COOLDOWN_FOLLOW_UP_KEY = "pragmatikos:recompute:cooldown-follow-up"
 
 # Compare-and-act scripts: each checks the value it was given in the same step as it acts.
 _RENEW = "if redis.call('get', KEYS[1]) == ARGV[1] then return redis.call('expire', KEYS[1], ARGV[2]) else return 0 end"
@@ -44,6 +54,11 @@ def lock_seconds() -> int:
     return int(settings.RECOMPUTE_LOCK_SECONDS)
 
 
+def min_interval_seconds() -> float:
+    """How long after a completed recompute the next may start."""
+    return float(settings.RECOMPUTE_MIN_INTERVAL)
+
+
 class Coordinator(Protocol):
     def mark_pending(self) -> None: ...
     def pending_mark(self) -> int | None: ...
@@ -53,6 +68,8 @@ class Coordinator(Protocol):
     def try_lock(self) -> bool: ...
     def renew_lock(self) -> bool: ...
     def unlock(self) -> None: ...
+    def start_cooldown(self) -> None: ...
+    def cooldown_left(self) -> float: ...
     def claim_follow_up(self) -> int | None: ...
 
 
@@ -95,17 +112,37 @@ class RedisCoordinator:
     def unlock(self) -> None:
         self.client.eval(_DELETE_IF_EQUAL, 1, LOCK_KEY, self.token)
 
-    def claim_follow_up(self) -> int | None:
-        """Seconds until another holder's lock lapses, if no one has yet claimed the check for that moment.
+    def start_cooldown(self) -> None:
+        milliseconds = int(min_interval_seconds() * 1000)
+        if milliseconds > 0:
+            self.client.set(COOLDOWN_KEY, "1", px=milliseconds)
 
-        A live holder does every owed recompute itself; a dead one never will. Whoever
-        is turned away by the lock while a recompute is owed claims one check for when
-        the lock will have lapsed, so a dead holder delays the work by at most the lock's
+    def cooldown_left(self) -> float:
+        """Seconds until the next recompute may start; 0 when it may now."""
+        remaining = int(self.client.pttl(COOLDOWN_KEY))  # -2: none; -1: no expiry (never set so by us)
+        return 0.0 if remaining == -2 else (min_interval_seconds() if remaining == -1 else remaining / 1000)
+
+    def claim_follow_up(self) -> int | None:
+        """Seconds until owed work can be done, if no one has yet claimed the check for that moment.
+
+        Another holder's lock: a live holder does every owed recompute itself; a dead one never
+        will. Whoever is turned away by the lock while a recompute is owed claims one check for
+        when the lock will have lapsed, so a dead holder delays the work by at most the lock's
         time to live, and a burst turned away by a live holder schedules one check, not one each.
+
+        No lock, but the cooldown after the last recompute: one check for the moment it ends,
+        claimed once however many contributions arrive meanwhile. The holder claims it itself
+        once it has let the lock go, so the owed work waits for the cooldown, not for the lock.
         """
         remaining = int(self.client.ttl(LOCK_KEY))  # -2: gone since; -1: no expiry (never set so by us)
-        delay = 1 if remaining == -2 else (lock_seconds() if remaining == -1 else remaining) + 1
-        if not self.client.set(FOLLOW_UP_KEY, "1", nx=True, ex=delay):
+        key = FOLLOW_UP_KEY
+        if remaining != -2:
+            delay = (lock_seconds() if remaining == -1 else remaining) + 1
+        elif (cooling := self.cooldown_left()) > 0:
+            key, delay = COOLDOWN_FOLLOW_UP_KEY, math.ceil(cooling)
+        else:
+            delay = 1
+        if not self.client.set(key, "1", nx=True, ex=delay):
             return None
         return delay
 
@@ -147,6 +184,12 @@ class LocalCoordinator:
 
     def unlock(self) -> None:
         self.lock.release()
+
+    def start_cooldown(self) -> None:
+        pass  # tasks run in the request that asks for them: nothing would come back for work left owed
+
+    def cooldown_left(self) -> float:
+        return 0.0
 
     def claim_follow_up(self) -> int | None:
         return None  # the holder runs in this process and does the follow-up itself

@@ -13,7 +13,8 @@ class Snapshot(models.Model):
     """One published ranking: the whole pool document of all six views, all-time scope.
 
     A snapshot is written in one transaction, so a recompute that fails or is killed
-    leaves the previous one served. Snapshots are kept: they are the score history.
+    leaves the previous one served. The newest SNAPSHOTS_KEPT are kept whole; of older ones only
+    the last of each day stays, its document emptied, as the date of its score history points.
     """
 
     created_at = models.DateTimeField()
@@ -49,7 +50,8 @@ class Snapshot(models.Model):
 
 
 class GroupScore(models.Model):
-    """A ranked group's headline in one snapshot, kept apart for the score history."""
+    """A ranked group's headline in one snapshot, kept apart for the score history: only the
+    newest snapshot of each UTC day keeps its rows, so the history holds one point per day."""
 
     snapshot = models.ForeignKey(Snapshot, on_delete=models.CASCADE, related_name="scores")
     view = models.CharField(max_length=32)

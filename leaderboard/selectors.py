@@ -70,7 +70,7 @@ HistoryRow = tuple[int, dt.datetime, float, float | None, float | None]
 
 
 def score_history(view: str, label: str, *, points: int) -> list[HistoryRow]:
-    """A group's scoreAdj and interval in its last `points` snapshots, oldest first."""
+    """A group's scoreAdj and interval on its last `points` days (each day's newest snapshot), oldest first."""
     rows = (
         GroupScore.objects.filter(view=view, label=label)
         .order_by("-snapshot_id")

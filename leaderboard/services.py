@@ -8,6 +8,8 @@ from typing import Any, cast
 
 from django.conf import settings
 from django.db import transaction
+from django.db.models import Max
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from core.times import iso_z
@@ -67,31 +69,36 @@ def owe_a_recompute() -> None:
 
 
 def recompute_what_is_owed() -> int | None:
-    """Recompute while one is owed; the seconds after which to look again, when another holder's lock
-    turned this one away and no one has claimed that look yet (a live holder does the work itself, a
-    dead one never will: one check per lapse of its lock)."""
+    """Recompute while one is owed; the seconds after which to look again when work is left owed and no
+    one has claimed that look yet: another holder's lock turned this one away (a live holder does the work
+    itself, a dead one never will: one check per lapse of its lock), or the cooldown after the last
+    recompute is on (one check for its end)."""
     run_pending_recomputes()
     coord = coordinator()
     return coord.claim_follow_up() if coord.is_pending() else None
 
 
 def run_pending_recomputes() -> Snapshot | None:
-    """Recompute while one is owed, unless another worker already is recomputing.
+    """Recompute while one is owed, unless another worker already is recomputing or the last
+    recompute ended less than RECOMPUTE_MIN_INTERVAL ago.
 
-    Returns the last snapshot published here, or None when nothing was owed or the
-    lock was held (its holder does the follow-up).
+    Returns the last snapshot published here, or None when nothing was owed, the lock was held
+    (its holder does the follow-up) or the cooldown was on (the work stays owed, and
+    recompute_what_is_owed schedules the check for its end).
     """
     coord = coordinator()
     published = None
-    while coord.is_pending():
+    while coord.is_pending() and coord.cooldown_left() <= 0:
         with exclusive(coord) as holding:
             if not holding:
                 return published
-            while (owed := coord.pending_mark()) is not None:
+            while coord.cooldown_left() <= 0 and (owed := coord.pending_mark()) is not None:
                 published = recompute_snapshot() or published
                 # Cleared only once published, and only if no contribution raised it
                 # meanwhile: a recompute that raises or is killed leaves it owed.
                 coord.clear_pending(owed)
+                # Contributions arriving from now on wait for the next interval, together.
+                coord.start_cooldown()
         # A request that raised the flag between our last check and the unlock was
         # refused the lock: the loop picks it up.
     return published
@@ -169,6 +176,7 @@ def _publish(
         )
         # Pages compare on the newest snapshot only; older samples would only take space.
         Snapshot.objects.exclude(id=snapshot.id).exclude(samples={}).update(samples={})
+        _keep_history_bounded(snapshot)
         GroupScore.objects.bulk_create(
             [
                 GroupScore(
@@ -189,6 +197,29 @@ def _publish(
         transaction.on_commit(lambda: _queue_cycles_export(snapshot.id))
         transaction.on_commit(lambda: _queue_window_warming(snapshot.id))
     return snapshot
+
+
+def _keep_history_bounded(newest: Snapshot) -> None:
+    """One history point per group and UTC day (the day's newest snapshot), and few snapshots kept whole.
+
+    The score history drops the points of today's earlier snapshots, which the newest replaces. Of the
+    snapshots, the newest SNAPSHOTS_KEPT stay whole (a page may still be serving one published a moment
+    ago; each export names its own); older ones that are the last of their day stay as the date of
+    their history points, their document emptied; the rest go, with their points. However often
+    recomputes publish, storage grows by one small row per day and per ranked group.
+    """
+    day_start = newest.created_at.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    GroupScore.objects.filter(snapshot__created_at__gte=day_start).exclude(snapshot=newest).delete()
+    recent = list(Snapshot.objects.order_by("-id").values_list("id", flat=True)[: settings.SNAPSHOTS_KEPT])
+    last_of_day = (
+        Snapshot.objects.annotate(day=TruncDate("created_at", tzinfo=dt.UTC))
+        .values("day")
+        .annotate(last=Max("id"))
+        .values("last")
+    )
+    older = Snapshot.objects.exclude(id__in=recent)
+    older.exclude(id__in=last_of_day).only("id").delete()
+    older.exclude(document={}).update(document={})
 
 
 def _queue_cycles_export(snapshot_id: int) -> None:

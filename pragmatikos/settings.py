@@ -164,6 +164,11 @@ CELERY_BEAT_SCHEDULE = {
 }
 # The recompute lock's time to live; the holder renews it every third of that while it computes.
 RECOMPUTE_LOCK_SECONDS = envint("RECOMPUTE_LOCK_SECONDS", 30)
+# Seconds after a completed recompute before the next may start: contributions arriving meanwhile are
+# published together in the next one, so a flood of them costs one recompute per interval, not one each.
+RECOMPUTE_MIN_INTERVAL = envint("RECOMPUTE_MIN_INTERVAL", 5)
+# Published snapshots kept whole; older ones keep only the last of each day, as the date of its score history.
+SNAPSHOTS_KEPT = envint("SNAPSHOTS_KEPT", 10)
 
 REST_FRAMEWORK = {
     "DEFAULT_AUTHENTICATION_CLASSES": [],
@@ -198,6 +203,9 @@ INGEST_MAX_ROWS = envint("INGEST_MAX_ROWS", 100_000)
 INGEST_BODY_BYTES_IN_FLIGHT = envint("INGEST_BODY_BYTES_IN_FLIGHT", 64 * 1024 * 1024)
 INGEST_RATE_PER_INSTALL = envstr("INGEST_RATE_PER_INSTALL", "60/hour")
 INGEST_RATE_PER_ADDRESS = envstr("INGEST_RATE_PER_ADDRESS", "600/hour")
+# A retraction of an install that never stored a cycle is forgotten after this many days: it deletes
+# nothing, so remembering it is only a courtesy, and each one forever would let anyone fill the table.
+RETRACTION_UNSEEN_DAYS = envint("RETRACTION_UNSEEN_DAYS", 30)
 # Django's own cap would refuse our large bodies before the view can answer 413 in JSON.
 DATA_UPLOAD_MAX_MEMORY_SIZE = INGEST_MAX_BODY_BYTES + 1024
 

@@ -13,7 +13,7 @@ from django.db import connection
 from django.utils import timezone
 
 from ingest.contract import Envelope, validate_envelope
-from ingest.models import Contributor, Cycle, Receipt, Retraction
+from ingest.models import Contributor, Cycle, Receipt, Retraction, install_hash
 from ingest.services import ContributionResult, InstallRetractedError, contribute, retract
 from tests.cycles.wire import envelope, wire_cycle
 
@@ -151,3 +151,25 @@ def test_it_keeps_first_seen_and_moves_last_seen() -> None:
 
     assert (contributor.first_seen, contributor.last_seen) == (start, start + timedelta(days=1))
     assert contributor.retracted_at is None
+
+
+@pytest.mark.django_db
+def test_it_forgets_retractions_of_installs_never_seen_after_retraction_unseen_days(settings: Any) -> None:
+    settings.RETRACTION_UNSEEN_DAYS = 30
+    now = timezone.now()
+    long_ago = now - timedelta(days=31)
+    unseen_old, unseen_recent, seen_old = uuid.uuid4(), uuid.uuid4(), uuid.uuid4()
+    contribute(envelope=validated(envelope(2, install=str(seen_old))), now=long_ago)
+    retract(install=seen_old, now=long_ago)
+    retract(install=unseen_old, now=long_ago)
+    retract(install=unseen_recent, now=now - timedelta(days=29))
+
+    retract(install=uuid.uuid4(), now=now)  # any later retraction forgets what has expired
+
+    assert Retraction.objects.count() == 3
+    assert not Retraction.objects.filter(install_hash=install_hash(unseen_old)).exists()
+    # A contributor who stored cycles stays refused for good; a recent retraction still refuses.
+    for refused in (seen_old, unseen_recent):
+        with pytest.raises(InstallRetractedError):
+            contribute(envelope=validated(envelope(1, install=str(refused))), now=now)
+    assert contribute(envelope=validated(envelope(1, install=str(unseen_old))), now=now).inserted == 1

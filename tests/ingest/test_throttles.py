@@ -145,3 +145,32 @@ def test_it_fails_closed_with_503_when_redis_goes_down_between_requests(own_redi
         with pytest.raises(ThrottleUnavailableError) as refused:
             AddressRateThrottle().allow_request(request, APIView())
     assert refused.value.status_code == 503 and refused.value.wait == 60
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("2001:db8:7:9::1", "2001:db8:7:9:ffff:1234:abcd:2"),  # two addresses of one /64
+        ("::ffff:198.51.100.14", "198.51.100.14"),  # an IPv4-mapped IPv6 address is that IPv4 address
+    ],
+)
+def test_it_counts_one_ipv6_64_and_a_mapped_ipv4_address_under_one_counter(first: str, second: str) -> None:
+    with override_settings(INGEST_RATE_PER_ADDRESS="2/minute"):
+        assert AddressRateThrottle().allow_request(request_from(first), APIView())
+        assert AddressRateThrottle().allow_request(request_from(second), APIView())
+        assert not AddressRateThrottle().allow_request(request_from(first), APIView())
+        assert not AddressRateThrottle().allow_request(request_from(second), APIView())
+
+
+@pytest.mark.parametrize(
+    ("first", "second"),
+    [
+        ("2001:db8:7:9::1", "2001:db8:7:a::1"),  # neighbouring /64s are different subscribers
+        ("198.51.100.15", "198.51.100.16"),  # IPv4 stays exact
+    ],
+)
+def test_it_keeps_separate_counters_for_other_64s_and_other_ipv4_addresses(first: str, second: str) -> None:
+    with override_settings(INGEST_RATE_PER_ADDRESS="1/minute"):
+        assert AddressRateThrottle().allow_request(request_from(first), APIView())
+        assert AddressRateThrottle().allow_request(request_from(second), APIView())
+        assert not AddressRateThrottle().allow_request(request_from(first), APIView())

@@ -27,7 +27,7 @@ def test_it_places_the_bar_within_its_domain() -> None:
     assert presenters.hue_colour(200) in svg
 
 
-def test_it_draws_one_point_per_snapshot_with_its_dates_in_words() -> None:
+def test_it_draws_one_point_per_day_with_its_dates_in_words() -> None:
     day = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
     points = [
         charts.HistoryPoint(snapshot_id=i, created_at=day + dt.timedelta(days=i), score_adj=50 + i, ci_lo=45, ci_hi=58)
@@ -36,5 +36,5 @@ def test_it_draws_one_point_per_snapshot_with_its_dates_in_words() -> None:
     svg = charts.sparkline(points=points, hue=30, label="a → b")
     line = re.search(r'<polyline points="([^"]+)"', svg)
     assert line is not None and len(line.group(1).split()) == 5
-    assert "from 50.0 on 2026-11-01 to 54.0 on 2026-11-05" in svg
+    assert "over 5 days, from 50.0 on 2026-11-01 to 54.0 on 2026-11-05" in svg
     assert "<polygon" in svg  # the interval band

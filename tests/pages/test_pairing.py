@@ -1,3 +1,4 @@
+import datetime as dt
 import re
 
 import pytest
@@ -53,14 +54,15 @@ def test_it_places_adjusted_values_where_the_scorer_scores_them(demo_snapshot: S
                 assert 100 * sum(placed) / len(placed) == pytest.approx(group["tiersAdj"][tier], abs=1e-9)
 
 
-def test_it_draws_the_score_across_snapshots(demo_snapshot: Snapshot, client: Client) -> None:
+def test_it_draws_the_score_by_day(demo_snapshot: Snapshot, client: Client) -> None:
     label = ranked_labels(demo_snapshot, "modelCombo")[0]
+    Snapshot.objects.filter(id=demo_snapshot.id).update(created_at=demo_snapshot.created_at - dt.timedelta(days=1))
     make_cycles(make_contributor(demo=True), count=30, pairings=(("gpt-7", "gpt-7"),), seed=5)
     services.recompute_snapshot()
     html = client.get("/pairing/", {"view": "modelCombo", "label": label}).content.decode()
     spark = re.search(r'<svg class="spark".*?</svg>', html, re.S)
     assert spark is not None
-    assert "over 2 snapshots" in spark.group(0)
+    assert "over 2 days" in spark.group(0)
     points = re.search(r'<polyline points="([^"]+)"', spark.group(0))
     assert points is not None and len(points.group(1).split()) == 2
 

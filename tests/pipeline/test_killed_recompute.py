@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 from django.conf import settings
+from django.test import override_settings
 
 from leaderboard import services
 from leaderboard.coordination import LOCK_KEY, PENDING_KEY, RedisCoordinator, coordinator, exclusive
@@ -187,6 +188,7 @@ def test_it_keeps_the_recompute_owed_when_one_fails(monkeypatch: pytest.MonkeyPa
     assert not coord.is_pending()
 
 
+@override_settings(RECOMPUTE_MIN_INTERVAL=0)  # the flag alone; the spacing of recomputes is tested on its own
 def test_it_keeps_owed_a_contribution_that_arrives_during_a_recompute(monkeypatch: pytest.MonkeyPatch) -> None:
     coord = redis_coordinator()
     make_cycles(make_contributor(), count=50, seed=3)

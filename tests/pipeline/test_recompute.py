@@ -1,13 +1,16 @@
 import datetime as dt
+from typing import Any
 
 import pytest
+from django.db.models import F
+from django.test import Client
 from django.utils import timezone
 
 from ingest.models import Cycle
 from leaderboard import services
 from leaderboard.coordination import coordinator
 from leaderboard.models import GroupScore, Snapshot
-from leaderboard.selectors import cycles_frame, latest_snapshot
+from leaderboard.selectors import cycles_frame, latest_snapshot, score_history
 from scoring import CYCLE_COLUMNS
 from tests.cycles.stored import make_contributor, make_cycles
 
@@ -72,13 +75,60 @@ def test_it_publishes_nothing_new_when_the_pool_is_unchanged(pooled_cycles: list
     assert second is not None and second.id > first.id  # type: ignore[union-attr]
 
 
-def test_it_keeps_earlier_snapshots_as_history(pooled_cycles: list[Cycle]) -> None:
-    services.recompute_snapshot()
-    make_cycles(make_contributor(), count=30, seed=3)
-    services.recompute_snapshot()
-    assert Snapshot.objects.count() == 2
-    history = GroupScore.objects.filter(view="modelCombo", label="grok-4.6 → grok-4.6").order_by("snapshot_id")
-    assert history.count() == 2
+def publish_another(seed: int) -> Snapshot:
+    """A new contributor's cycles, then a recompute that publishes them."""
+    make_cycles(make_contributor(), count=30, seed=seed, key_offset=1000 * seed)
+    snapshot = services.recompute_snapshot()
+    assert snapshot is not None
+    return snapshot
+
+
+def move_to_days_ago(snapshot: Snapshot, days: int) -> None:
+    Snapshot.objects.filter(id=snapshot.id).update(created_at=F("created_at") - dt.timedelta(days=days))
+
+
+def test_it_keeps_one_history_point_per_group_and_day_from_the_days_newest_snapshot(
+    pooled_cycles: list[Cycle],
+) -> None:
+    yesterday = services.recompute_snapshot()
+    assert yesterday is not None
+    move_to_days_ago(yesterday, 1)
+    earlier_today = [publish_another(seed) for seed in (3, 4, 5)]
+    newest = publish_another(6)
+
+    label = "grok-4.6 → grok-4.6"
+    history = score_history("modelCombo", label, points=60)
+    assert [point[0] for point in history] == [yesterday.id, newest.id]
+    assert history[-1][2] == next(g["scoreAdj"] for g in newest.views["modelCombo"]["groups"] if g["label"] == label)
+    assert not GroupScore.objects.filter(snapshot__in=earlier_today).exists()
+    ranked = sum(len(body["groups"]) for body in newest.views.values())
+    assert GroupScore.objects.filter(snapshot=newest).count() == ranked
+
+
+def test_it_prunes_old_snapshots_but_the_newest_and_the_last_of_each_day(
+    pooled_cycles: list[Cycle], settings: Any, client: Client
+) -> None:
+    settings.SNAPSHOTS_KEPT = 3
+    first = services.recompute_snapshot()
+    assert first is not None
+    move_to_days_ago(first, 2)
+    two_days_ago_last = publish_another(3)
+    move_to_days_ago(two_days_ago_last, 2)
+    yesterday = publish_another(4)
+    move_to_days_ago(yesterday, 1)
+    today = [publish_another(seed) for seed in (5, 6, 7, 8)]
+
+    kept = set(Snapshot.objects.values_list("id", flat=True))
+    assert kept == {two_days_ago_last.id, yesterday.id, *(s.id for s in today[-3:])}
+    # Kept for the dates of the history only: no document, no samples.
+    assert Snapshot.objects.get(id=two_days_ago_last.id).document == {}
+    assert Snapshot.objects.get(id=today[-1].id).views == today[-1].views
+    history = score_history("modelCombo", "grok-4.6 → grok-4.6", points=60)
+    assert [point[0] for point in history] == [two_days_ago_last.id, yesterday.id, today[-1].id]
+    # The pages still serve, the pairing page with its three days of history.
+    assert client.get("/").status_code == 200
+    pairing = client.get("/pairing/", {"view": "modelCombo", "label": "grok-4.6 → grok-4.6"})
+    assert pairing.status_code == 200 and "no score history yet" not in pairing.content.decode()
 
 
 def test_it_coalesces_many_requests_into_one_recompute(pooled_cycles: list[Cycle]) -> None:

@@ -88,7 +88,8 @@ def test_it_keeps_the_old_snapshot_when_a_recompute_is_killed_while_publishing()
     make_cycles(make_contributor(), count=300, seed=8, key_offset=10_000)
     url = workers.child_database_env()["DATABASE_URL"]
     # Hold the score-history table: the child writes its snapshot row, then waits inside
-    # the publishing transaction on its first history row, and is killed there. The probe
+    # the publishing transaction on its first statement on the history (the day's older
+    # points go first, then the new ones), and is killed there. The probe
     # runs outside any transaction, which would otherwise freeze its view of the activity.
     with psycopg.connect(url) as holder, psycopg.connect(url, autocommit=True) as probe:
         holder.execute("LOCK TABLE leaderboard_groupscore IN ACCESS EXCLUSIVE MODE")
@@ -99,7 +100,7 @@ def test_it_keeps_the_old_snapshot_when_a_recompute_is_killed_while_publishing()
             while waiting is None and time.monotonic() < deadline:
                 waiting = probe.execute(
                     "SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' "
-                    "AND query LIKE 'INSERT INTO \"leaderboard_groupscore\"%'"
+                    "AND query ~ '^(DELETE FROM|INSERT INTO) \"leaderboard_groupscore\"'"
                 ).fetchone()
                 time.sleep(0.1)
             assert waiting is not None, "the child never reached the publishing transaction"

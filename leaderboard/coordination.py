@@ -29,9 +29,10 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Protocol
 
-import redis
 from django.conf import settings
 from redis.exceptions import RedisError
+
+from core import redis_breaker
 
 log = logging.getLogger(__name__)
 
@@ -73,15 +74,11 @@ class Coordinator(Protocol):
     def claim_follow_up(self) -> int | None: ...
 
 
-@cache
-def _redis_client(url: str) -> redis.Redis:
-    # One connection pool per process (redis-py starts a fresh one in a forked child).
-    return redis.Redis.from_url(url, socket_timeout=5, socket_connect_timeout=5)
-
-
 class RedisCoordinator:
     def __init__(self, url: str) -> None:
-        self.client = _redis_client(url)
+        # The process's one client of this Redis: short timeouts and no retries, so a hung Redis costs a
+        # contribution's commit hook one timeout, not twenty seconds of retries.
+        self.client = redis_breaker.client(url)
         self.token = uuid.uuid4().hex  # whose lock it is: each coordinator is a would-be holder
 
     def mark_pending(self) -> None:

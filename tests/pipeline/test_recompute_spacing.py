@@ -1,20 +1,18 @@
 """Recomputes are spaced by RECOMPUTE_MIN_INTERVAL: a flood of contributions costs one recompute per
 interval, and the last of them is still published, within the interval and two recomputes."""
 
-import datetime as dt
 import time
-import uuid
 
 import pytest
 from django.conf import settings
 from django.test import Client, override_settings
 
-from ingest.columns import SCHEMA_3_COLUMNS
 from leaderboard import services
 from leaderboard.coordination import COOLDOWN_KEY, RedisCoordinator, coordinator
 from leaderboard.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline import workers
+from tests.pipeline.test_worker import envelope
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -26,23 +24,6 @@ def redis_coordinator() -> RedisCoordinator:
     coord = coordinator()
     assert isinstance(coord, RedisCoordinator)
     return coord
-
-
-def envelope(builder: str, *, rows: int = 6) -> dict[str, object]:
-    """A fresh install's contribution of `rows` cycles whose builder is `builder`."""
-    day = dt.date.today().isoformat()
-    return {
-        "schema": 3,
-        "extractor": "26.9.0",
-        "install": str(uuid.uuid4()),
-        "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-        "cols": list(SCHEMA_3_COLUMNS),
-        "rows": [
-            [f"{i:016x}", day, "kimi-k3", "moonshot", 2, "deepseek-v4", "deepseek", builder, "moonshot",
-             2, 40, 6, 1, 0, 1.25, 1, 0.5, 1, 0, 4.5, 0, "high", "max", "high", "opencode", "1.4.0"]
-            for i in range(rows)
-        ],
-    }  # fmt: skip
 
 
 @override_settings(RECOMPUTE_MIN_INTERVAL=2)
@@ -87,10 +68,10 @@ def test_it_publishes_a_burst_from_many_installs_in_few_snapshots_and_the_last_o
     burst_seconds, sends = 6.0, 40
     started = time.monotonic()
     for number in range(sends):
-        response = client.post("/api/v1/contributions", envelope("kimi-k3"), content_type="application/json")
+        response = client.post("/api/v1/contributions", envelope(6), content_type="application/json")
         assert response.status_code == 202, response.content
         time.sleep(max(0.0, started + burst_seconds * (number + 1) / sends - time.monotonic()))
-    last = client.post("/api/v1/contributions", envelope("glm-5.2", rows=12), content_type="application/json")
+    last = client.post("/api/v1/contributions", envelope(12, builder="glm-5.2"), content_type="application/json")
     assert last.status_code == 202
     acknowledged = time.monotonic()
 

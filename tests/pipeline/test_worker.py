@@ -22,7 +22,8 @@ pytestmark = [
 ]
 
 
-def envelope(rows: int) -> dict[str, object]:
+def envelope(rows: int, *, builder: str = "kimi-k3") -> dict[str, object]:
+    """A fresh install's contribution of `rows` judged cycles of deepseek-v4 planning for `builder`, today."""
     day = dt.date.today().isoformat()
     return {
         "schema": 3,
@@ -31,7 +32,7 @@ def envelope(rows: int) -> dict[str, object]:
         "generated": dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "cols": list(SCHEMA_3_COLUMNS),
         "rows": [
-            [f"{i:016x}", day, "kimi-k3", "moonshot", 2, "deepseek-v4", "deepseek", "kimi-k3", "moonshot",
+            [f"{i:016x}", day, "kimi-k3", "moonshot", 2, "deepseek-v4", "deepseek", builder, "moonshot",
              2, 40, 6, 1, 0, 1.25, 1, 0.5, 1, 0, 4.5, 0, "high", "max", "high", "opencode", "1.4.0"]
             for i in range(rows)
         ],

@@ -15,6 +15,7 @@ from leaderboard.caching import Published
 from leaderboard.charts import HistoryPoint, axis_strip, interval_bar, score_domain, sparkline
 from leaderboard.presenters import (
     axis_rows,
+    chosen_sort,
     compare_axes,
     compare_tiers,
     has_other,
@@ -26,20 +27,24 @@ from leaderboard.presenters import (
     quick_links,
     rate_test,
     row_for,
+    sorted_rows,
     span_of,
     variance_share_words,
 )
 from leaderboard.selectors import HistoryRow
+from leaderboard.verdict import verdict
 from leaderboard.windows import Window, window_query
 from leaderboard.words import (
     ADJUSTED_ODDS_WORDS,
     AXES,
     CONTRIBUTED_COLUMNS,
+    DEFAULT_SORT,
     FLAG_WORDS,
     INTERVAL_PERCENT,
     PLUGIN_INSTALL_FILE,
     PLUGIN_URL_SETTING,
     RANK_RANGE_WORDS,
+    SORTS,
     TIERS,
     VIEW_EXPLANATIONS,
     VIEW_TITLES,
@@ -114,12 +119,33 @@ def page_context(
     return context
 
 
+def sort_query(sort: str) -> str:
+    """The sort's part of a link, so switching views or windows keeps it; empty for the default."""
+    return "" if sort == DEFAULT_SORT else f"&sort={sort}"
+
+
 def leaderboard_context(
-    snapshot: Published | None, document: dict[str, Any] | None, *, view: str, window: Window
+    snapshot: Published | None,
+    document: dict[str, Any] | None,
+    *,
+    view: str,
+    window: Window,
+    sort: str = DEFAULT_SORT,
 ) -> dict[str, Any]:
     """The leaderboard of one view in one window; its rows only when there is a document to rank from."""
     context = page_context(snapshot, document, view=view)
-    context.update({"window": window, "windows": WINDOW_TITLES, "tab_suffix": window_query(window), "tiers": TIERS})
+    sort = chosen_sort(sort)
+    context.update(
+        {
+            "window": window,
+            "windows": WINDOW_TITLES,
+            "window_suffix": window_query(window),
+            "tab_suffix": window_query(window) + sort_query(sort),
+            "tiers": TIERS,
+            "sort": sort,
+            "sorts": SORTS,
+        }
+    )
     if document is None:
         return context
     view_doc = (document.get("views") or {}).get(view) or {}
@@ -137,7 +163,10 @@ def leaderboard_context(
         )
     context.update(
         {
-            "rows": rows,
+            "verdict": verdict(rows, view=view),
+            "rows": sorted_rows(rows, sort),
+            "has_odds": "adjustment" in view_meta,
+            "odds_words": ADJUSTED_ODDS_WORDS,
             "provisional": provisional_rows(view_doc),
             "rank_range_words": RANK_RANGE_WORDS,
             "scope_meta": document.get("meta", {}),

@@ -46,6 +46,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     window = read_window(
         {name: param(request, name) for name in ("window", "since", "until")}, today=timezone.now().date()
     )
+    sort = presenters.chosen_sort(param(request, "sort"))
 
     def build(load: Lazy) -> HttpResponse:
         shown, snapshot, document = window, None, None
@@ -71,7 +72,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
                 shown, snapshot, status, retry_after = Window(window.name, error=error), load(), 503, busy.retry_after
         if snapshot is not None:
             document = snapshot.document
-        context = contexts.leaderboard_context(snapshot, document, view=view, window=shown)
+        context = contexts.leaderboard_context(snapshot, document, view=view, window=shown, sort=sort)
         if document is None:
             return render_page("leaderboard/leaderboard.html", context)
         response = render_page("leaderboard/leaderboard.html", context, status=status)
@@ -79,7 +80,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             response["Retry-After"] = str(retry_after)
         return response
 
-    parts = (view, window.name, window.since, window.until, bool(window.error))
+    parts = (view, window.name, window.since, window.until, bool(window.error), sort)
     return cached_page(request, "leaderboard", parts, build)
 
 

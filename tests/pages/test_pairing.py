@@ -94,6 +94,9 @@ def test_it_gives_the_range_of_places_the_intervals_allow(demo_snapshot: Snapsho
     for group in groups:
         html = client.get("/pairing/", {"view": "modelCombo", "label": group["label"]}).content.decode()
         best, worst = group["rank"], group["rank_worst"]
+        if (best, worst) == (1, len(groups)):  # every place: separated from none
+            assert f"Not separated from the other {len(groups) - 1} pairings" in html
+            continue
         places = str(best) if best == worst else f"{best}–{worst}"
         assert f"Rank {places} of {len(groups)} in pairings." in html
         assert words.RANK_RANGE_WORDS in html

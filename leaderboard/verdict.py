@@ -11,7 +11,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
+
 from leaderboard.words import VIEW_NOUNS
+from scoring.shapes import PAIR_ARROW
 
 # The largest leading set the verdict names; a bigger one is no answer to "which one ships".
 MOST_NAMED: Final = 3
@@ -26,6 +30,14 @@ class Verdict:
     contenders: int  # groups whose interval allows first place
     best_supported: str  # most contributors, then the narrowest interval, among the contenders
     sentence: str
+
+    def as_html(self) -> SafeString:
+        """The sentence with each named group kept whole on a line (a pairing may break at its arrow only)."""
+        text = str(escape(self.sentence))
+        for label in sorted({*self.leaders, self.best_supported}, key=len, reverse=True):
+            sides = [f'<span class="side-name">{escape(side)}</span>' for side in label.split(PAIR_ARROW)]
+            text = text.replace(str(escape(label)), escape(PAIR_ARROW).join(sides))
+        return mark_safe(text)  # noqa: S308 - the sentence and every label are escaped above
 
 
 def _bounds(row: dict[str, Any]) -> tuple[float, float]:

@@ -80,3 +80,44 @@ def test_it_fits_a_phone_screen_without_sideways_scrolling(site: str, browser, p
     name = path.strip("/") or "leaderboard"
     page.screenshot(path=str(SCREENSHOTS / f"{name}-phone.png"), full_page=True)
     page.close()
+
+
+# Where each ranked name, score and tab sits, and whether any name breaks across lines.
+CARD_BOXES = """() => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.right, r.width > 0 && r.height > 0]; };
+  const rows = [...document.querySelectorAll('table.rankings tbody tr')];
+  return {
+    names: rows.map(r => box(r.querySelector('th.label'))),
+    scores: rows.map(r => box(r.querySelector('.score-num'))),
+    tabs: [...document.querySelectorAll('.tabs a')].map(box),
+    broken: [...document.querySelectorAll('.side-name, .nowrap')]
+      .filter(e => e.getClientRects().length > 1).map(e => e.textContent),
+    tiersShown: [...document.querySelectorAll('table.rankings td.tier')].filter(e => e.getClientRects().length).length,
+    wrapScrolls: [...document.querySelectorAll('.table-wrap')].some(w => w.scrollWidth > w.clientWidth + 1),
+  };
+}"""
+
+
+def test_it_lists_the_ranking_as_cards_that_fit_a_phone(site: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    page.goto(f"{site}/")
+    width = PHONE["width"]
+    found = page.evaluate(CARD_BOXES)
+    assert len(found["names"]) >= 10
+    for kind in ("names", "scores", "tabs"):
+        for left, right, shown in found[kind]:
+            assert shown and left >= 0 and right <= width, (kind, left, right)
+    assert found["broken"] == []  # a model name never wraps at its hyphens
+    assert found["tiersShown"] == 0  # a card shows name, score, rank, rates and contributors, not the six tiers
+    assert not found["wrapScrolls"] and page.evaluate("document.documentElement.scrollWidth") <= width
+    assert overflowing(page, width) == []
+    page.screenshot(path=str(SCREENSHOTS / "leaderboard-cards-phone.png"), full_page=True)
+    # The last tab is reachable by a tap, and its view's cards fit too.
+    last = page.locator(".tabs a").last
+    name = last.inner_text()
+    last.click()
+    page.wait_for_url("**view=modelEffort**")
+    assert page.locator(".tabs a.current").inner_text() == name
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.close()
+

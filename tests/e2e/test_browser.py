@@ -1,5 +1,7 @@
 """Drive the leaderboard in headless Chromium: click through to a pairing and a comparison."""
 
+import datetime as dt
+
 import pytest
 
 from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing, serve_demo
@@ -121,3 +123,24 @@ def test_it_lists_the_ranking_as_cards_that_fit_a_phone(site: str, browser) -> N
     assert page.evaluate("document.documentElement.scrollWidth") <= width
     page.close()
 
+
+def test_it_submits_a_custom_window_twice(site: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{site}/")
+    today = dt.datetime.now(dt.UTC).date()
+    since, until = (today - dt.timedelta(days=40)).isoformat(), today.isoformat()
+    page.get_by_label("Custom").check()
+    page.fill("input[name=since]", since)
+    page.fill("input[name=until]", until)
+    page.get_by_role("button", name="Show").click()
+    page.wait_for_url("**window=custom**")
+    for _ in range(2):
+        assert page.locator(".error").count() == 0, page.locator(".error").all_inner_texts()
+        assert page.input_value("input[name=since]") == since
+        assert page.input_value("input[name=until]") == until
+        assert f"since={since}" in page.url and f"until={until}" in page.url
+        assert page.locator("table.rankings, p:has-text('No group has')").count() >= 1
+        # Pressing Show again sends the same days back, as the fields show them.
+        with page.expect_navigation():
+            page.get_by_role("button", name="Show").click()
+    page.close()

@@ -193,3 +193,13 @@ def test_it_heads_the_table_with_the_verdict_of_the_intervals(demo_snapshot: Sna
     assert f"{groups[0]['label']} (score {groups[0]['scoreAdj']:.1f}" in verdict
     assert "is surely ahead of every other pairing" in verdict
 
+
+def test_it_keeps_the_custom_window_days_in_iso_form_for_the_date_fields(
+    demo_snapshot: Snapshot, client: Client
+) -> None:
+    today = timezone.now().date()
+    since, until = today - dt.timedelta(days=20), today
+    html = client.get("/", {"window": "custom", "since": str(since), "until": str(until)}).content.decode()
+    # <input type="date"> takes only YYYY-MM-DD: anything else shows blank and sends nothing next time.
+    assert f'name="since" value="{since.isoformat()}"' in html
+    assert f'name="until" value="{until.isoformat()}"' in html

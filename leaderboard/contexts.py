@@ -30,8 +30,9 @@ from leaderboard.presenters import (
     sorted_rows,
     span_of,
     variance_share_words,
+    view_colours,
 )
-from leaderboard.selectors import HistoryRow
+from leaderboard.selectors import HistoryRow, scoring_config
 from leaderboard.verdict import verdict
 from leaderboard.windows import Window, window_query
 from leaderboard.words import (
@@ -150,20 +151,23 @@ def leaderboard_context(
         return context
     view_doc = (document.get("views") or {}).get(view) or {}
     view_meta = view_doc.get("meta") or {}
-    rows = leaderboard_rows(view_doc)
+    colours, legend = colours_of(view_doc, view)
+    rows = leaderboard_rows(view_doc, colours)
     domain = score_domain(rows)
     for row in rows:
         row["bar"] = interval_bar(
             score=row["score_adj"],
             lo=row["lo"],
             hi=row["hi"],
-            hue=row["group"].get("hue"),
+            colour=row["colour"],
             label=row["label"],
             domain=domain,
         )
     context.update(
         {
             "verdict": verdict(rows, view=view),
+            "legend": legend,
+            "legend_side": "builder's family" if view in PAIRING_VIEWS else "family",
             "rows": sorted_rows(rows, sort),
             "has_odds": "adjustment" in view_meta,
             "odds_words": ADJUSTED_ODDS_WORDS,
@@ -194,16 +198,22 @@ def provisional_context(view_doc: dict[str, Any], label: str) -> dict[str, Any] 
     return {"provisional": found[0], "axes": AXES} if found else None
 
 
+def colours_of(view_doc: dict[str, Any], view: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Each group's family colour and the view's legend, families read with the configured pattern."""
+    return view_colours(view_doc, view, scoring_config().family_pattern)
+
+
 def group_context(
-    group: dict[str, Any], view_doc: dict[str, Any], *, label: str, history: list[HistoryRow]
+    group: dict[str, Any], view_doc: dict[str, Any], *, view: str, label: str, history: list[HistoryRow]
 ) -> dict[str, Any]:
     """A ranked group: its row, axes against the pool, tiers, interval and score history."""
     rows = axis_rows(group, view_doc)
+    row = row_for(view_doc, label, colours_of(view_doc, view)[0])
     points = [HistoryPoint(*point) for point in history]
     lo, hi = interval(group)
     return {
         "group": group,
-        "row": row_for(view_doc, label),
+        "row": row,
         "ranked_count": len(view_doc.get("groups", [])),
         "rank_range_words": RANK_RANGE_WORDS,
         "axis_rows": rows,
@@ -211,8 +221,8 @@ def group_context(
             (name, weight, (group.get("tiers") or {}).get(name), (group.get("tiersAdj") or {}).get(name))
             for name, weight in TIERS.items()
         ],
-        "strip": axis_strip(rows=rows, hue=group.get("hue"), label=label, span=span_of(view_doc)),
-        "sparkline": sparkline(points=points, hue=group.get("hue"), label=label),
+        "strip": axis_strip(rows=rows, colour=row["colour"], label=label, span=span_of(view_doc)),
+        "sparkline": sparkline(points=points, colour=row["colour"], label=label),
         "lo": lo,
         "hi": hi,
         "sides": planner_and_builder(group),
@@ -239,11 +249,17 @@ def compared_labels(view_doc: dict[str, Any], label_a: str, label_b: str) -> tup
 
 
 def comparison_context(
-    view_doc: dict[str, Any], group_a: dict[str, Any], group_b: dict[str, Any], *, difference: Comparison | None
+    view_doc: dict[str, Any],
+    group_a: dict[str, Any],
+    group_b: dict[str, Any],
+    *,
+    view: str,
+    difference: Comparison | None,
 ) -> dict[str, Any]:
     """Two groups side by side, axis by axis and tier by tier, with the difference of their scores."""
     same = group_a["label"] == group_b["label"]
-    row_a, row_b = row_for(view_doc, group_a["label"]), row_for(view_doc, group_b["label"])
+    colours = colours_of(view_doc, view)[0]
+    row_a, row_b = row_for(view_doc, group_a["label"], colours), row_for(view_doc, group_b["label"], colours)
     return {
         "a": group_a,
         "b": group_b,

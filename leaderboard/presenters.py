@@ -6,11 +6,12 @@ functions (scoring/finishing.py).
 """
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from leaderboard.charts import hue_colour
+from leaderboard.charts import OKABE_ITO, OTHER_COLOUR, family_colours
 from leaderboard.words import (
     ADJUSTED_ODDS_WORDS,
     AXES,
@@ -23,8 +24,13 @@ from leaderboard.words import (
 )
 from scoring.compare_rates import RateTest, ship_rate_test
 from scoring.finishing import log_distance, positions
+from scoring.groupings import family
 from scoring.public_labels import OTHER_LABEL
 from scoring.shapes import PAIR_ARROW, SPAN
+
+# Views whose labels carry an effort (model:effort), and views whose labels are families already.
+EFFORT_VIEWS = frozenset({"modelEffort", "modelEffortCombo"})
+FAMILY_VIEWS = frozenset({"family", "famCombo"})
 
 
 class UnknownGroup(LookupError):
@@ -195,8 +201,32 @@ def odds_value(group: dict[str, Any]) -> float | None:
     return number(adjusted.get("odds_ratio")) if adjusted.get("separable") is True else None
 
 
-def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per ranked group, in the document's order: by scoreAdj, best first."""
+def group_family(group: dict[str, Any], view: str, pattern: str) -> str:
+    """The family a group is coloured by: its model's, or its builder's in a pairing view (scoring spec A1)."""
+    sides = planner_and_builder(group)
+    name = sides[1] if sides else str(group.get("label", ""))
+    if view in EFFORT_VIEWS:
+        name = name.rsplit(":", 1)[0]  # model:effort
+    return name if view in FAMILY_VIEWS else family(name, pattern)
+
+
+def view_colours(view_doc: dict[str, Any], view: str, pattern: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Each group's colour by label (ranked and provisional), and the legend: (family, colour) in palette order.
+
+    Families past the palette's eight share one grey, named once in the legend as the other families.
+    """
+    groups = [*view_doc.get("groups", []), *view_doc.get("provisional", [])]
+    families = {str(g.get("label", "")): group_family(g, view, pattern) for g in groups}
+    palette = family_colours(families.values())
+    legend = [(name, colour) for name, colour in palette.items() if colour != OTHER_COLOUR]
+    others = len(palette) - len(legend)
+    if others:
+        legend.append((f"{others} other {'family' if others == 1 else 'families'}", OTHER_COLOUR))
+    return {label: palette[name] for label, name in families.items()}, legend
+
+
+def leaderboard_rows(view_doc: dict[str, Any], colours: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """One row per ranked group, in the document's order: by scoreAdj, best first; coloured as `colours` says."""
     rows = []
     groups = view_doc.get("groups", [])
     for group in groups:
@@ -224,7 +254,7 @@ def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "flags": flag_words(group),
                 # (the caveat's name, its explanation): the table prints the name and keeps the rest as a tooltip
                 "caveats": [(words.split(":", 1)[0], words) for words in flag_words(group)],
-                "colour": hue_colour(group.get("hue")),
+                "colour": (colours or {}).get(str(group.get("label", "")), OKABE_ITO[0]),
                 "adjusted": group.get("adjusted"),
                 "shipping": shipping_odds_words(group, view_doc.get("meta") or {}),
                 "rank_range": rank_range(group),
@@ -256,9 +286,9 @@ def sorted_rows(rows: list[dict[str, Any]], sort: str) -> list[dict[str, Any]]:
     return sorted(present, key=lambda row: -float(row[key])) + missing
 
 
-def row_for(view_doc: dict[str, Any], label: str) -> dict[str, Any]:
+def row_for(view_doc: dict[str, Any], label: str, colours: Mapping[str, str] | None = None) -> dict[str, Any]:
     """One group's leaderboard row."""
-    for row in leaderboard_rows(view_doc):
+    for row in leaderboard_rows(view_doc, colours):
         if row["label"] == label:
             return row
     raise UnknownGroup(label)

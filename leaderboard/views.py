@@ -102,7 +102,7 @@ def pairing(request: HttpRequest) -> HttpResponse:
                 raise NotFound(f"No group of that name in the view {words.VIEW_TITLES[view]}.") from None
             return render_page("leaderboard/provisional.html", context | provisional)
         history = selectors.score_history(view, label, points=HISTORY_POINTS)
-        context.update(contexts.group_context(group, view_doc, label=label, history=history))
+        context.update(contexts.group_context(group, view_doc, view=view, label=label, history=history))
         return render_page("leaderboard/pairing.html", context)
 
     return cached_page(request, "pairing", (view, label), build)
@@ -126,7 +126,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         except presenters.UnknownGroup:
             raise NotFound(f"No such group in the view {words.VIEW_TITLES[view]}.") from None
         difference = None if chosen_a == chosen_b else services.score_difference(snapshot.id, view, group_a, group_b)
-        context.update(contexts.comparison_context(view_doc, group_a, group_b, difference=difference))
+        context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
         return render_page("leaderboard/compare.html", context)
 
     return cached_page(request, "compare", (view, label_a, label_b), build)

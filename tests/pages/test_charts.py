@@ -8,10 +8,10 @@ HOSTILE = '<script>alert("x")</script> & co'
 
 def test_it_escapes_every_label_it_draws() -> None:
     drawn = [
-        charts.interval_bar(score=50.0, lo=45.0, hi=55.0, hue=55, label=HOSTILE, domain=(40.0, 60.0)),
-        charts.interval_bar(score=None, lo=None, hi=None, hue=55, label=HOSTILE, domain=(0.0, 100.0)),
-        charts.axis_strip(rows=[], hue=55, label=HOSTILE, span=2.0),
-        charts.sparkline(points=[], hue=55, label=HOSTILE),
+        charts.interval_bar(score=50.0, lo=45.0, hi=55.0, colour="#0072B2", label=HOSTILE, domain=(40.0, 60.0)),
+        charts.interval_bar(score=None, lo=None, hi=None, colour="#0072B2", label=HOSTILE, domain=(0.0, 100.0)),
+        charts.axis_strip(rows=[], colour="#0072B2", label=HOSTILE, span=2.0),
+        charts.sparkline(points=[], colour="#0072B2", label=HOSTILE),
     ]
     for svg in drawn:
         assert "<script>" not in svg
@@ -19,12 +19,12 @@ def test_it_escapes_every_label_it_draws() -> None:
 
 
 def test_it_places_the_bar_within_its_domain() -> None:
-    svg = charts.interval_bar(score=50.0, lo=40.0, hi=60.0, hue=200, label="x", domain=(30.0, 70.0))
+    svg = charts.interval_bar(score=50.0, lo=40.0, hi=60.0, colour="#E69F00", label="x", domain=(30.0, 70.0))
     band = re.search(r'<rect x="([\d.]+)" y="5" width="([\d.]+)"', svg)
     assert band is not None
     # 40..60 on a 30..70 scale 160 wide: from 40 to 120.
     assert (float(band.group(1)), float(band.group(2))) == (40.0, 80.0)
-    assert presenters.hue_colour(200) in svg
+    assert "#E69F00" in svg
 
 
 def test_it_draws_one_point_per_snapshot_with_its_dates_in_words() -> None:
@@ -33,8 +33,32 @@ def test_it_draws_one_point_per_snapshot_with_its_dates_in_words() -> None:
         charts.HistoryPoint(snapshot_id=i, created_at=day + dt.timedelta(days=i), score_adj=50 + i, ci_lo=45, ci_hi=58)
         for i in range(5)
     ]
-    svg = charts.sparkline(points=points, hue=30, label="a → b")
+    svg = charts.sparkline(points=points, colour="#009E73", label="a → b")
     line = re.search(r'<polyline points="([^"]+)"', svg)
     assert line is not None and len(line.group(1).split()) == 5
     assert "from 50.0 on 2026-11-01 to 54.0 on 2026-11-05" in svg
     assert "<polygon" in svg  # the interval band
+
+
+def test_it_gives_each_family_its_own_okabe_ito_colour_in_name_order() -> None:
+    colours = charts.family_colours(["grok", "gpt", "claude-opus", "deepseek", "gpt"])
+    assert list(colours) == ["claude-opus", "deepseek", "gpt", "grok"]
+    assert list(colours.values()) == list(charts.OKABE_ITO[:4])
+    many = charts.family_colours(f"family-{i:02d}" for i in range(10))
+    assert list(many.values())[:8] == list(charts.OKABE_ITO)
+    assert list(many.values())[8:] == [charts.OTHER_COLOUR] * 2
+
+
+def test_it_colours_pairings_by_the_builders_family_and_names_the_rest_in_the_legend() -> None:
+    groups = [
+        {"label": "gpt-6 → grok-4.6"},
+        {"label": "grok-4.6 → gpt-6"},
+        {"label": "claude-opus-4.8 → gpt-6"},
+        *({"label": f"a → model-{i}"} for i in range(8)),
+    ]
+    colours, legend = presenters.view_colours({"groups": groups}, "modelCombo", r"^(claude-opus|gpt|grok)")
+    assert colours["grok-4.6 → gpt-6"] == colours["claude-opus-4.8 → gpt-6"]  # same builder family
+    assert colours["gpt-6 → grok-4.6"] != colours["grok-4.6 → gpt-6"]
+    assert [name for name, _ in legend][:2] == ["gpt", "grok"]
+    assert legend[-1] == ("2 other families", charts.OTHER_COLOUR)
+    assert len(legend) == 9 and len({colour for _, colour in legend}) == 9

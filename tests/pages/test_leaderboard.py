@@ -203,3 +203,21 @@ def test_it_keeps_the_custom_window_days_in_iso_form_for_the_date_fields(
     # <input type="date"> takes only YYYY-MM-DD: anything else shows blank and sends nothing next time.
     assert f'name="since" value="{since.isoformat()}"' in html
     assert f'name="until" value="{until.isoformat()}"' in html
+
+
+def test_it_colours_each_builder_family_apart_and_prints_the_legend(demo_snapshot: Snapshot, client: Client) -> None:
+    from leaderboard.charts import OKABE_ITO
+    from scoring.groupings import family
+    from scoring.shapes import DEFAULT_FAMILY_PATTERN
+
+    groups = demo_snapshot.views["modelCombo"]["groups"]
+    html = client.get("/", {"view": "modelCombo"}).content.decode()
+    legend_html = html.split('<p class="legend">', 1)[1].split("</p>", 1)[0]
+    legend = dict(re.findall(r'fill="([^"]+)"/></svg>([^<]+)</span>', legend_html))
+    by_family = {name: colour for colour, name in legend.items()}
+    builders = {family(g["label"].split(" → ")[1], DEFAULT_FAMILY_PATTERN) for g in groups}
+    assert set(by_family) == builders and len(builders) >= 5
+    assert len(set(by_family.values())) == len(builders)  # every family its own colour
+    assert set(by_family.values()) <= set(OKABE_ITO)
+    swatches = re.findall(r'<th scope="row" class="label"><svg class="swatch"[^>]*><rect [^>]*fill="([^"]+)"', html)
+    assert swatches == [by_family[family(g["label"].split(" → ")[1], DEFAULT_FAMILY_PATTERN)] for g in groups]

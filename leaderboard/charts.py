@@ -198,3 +198,59 @@ def sparkline(*, points: Sequence[HistoryPoint], colour: str, label: str) -> Saf
         parts.append(f'<text x="{x(0) + 8:.1f}" y="14" class="guide-text">one snapshot so far</text>')
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above
+
+
+def forest_plot(*, rows: Sequence[dict[str, Any]], title: str) -> SafeString:
+    """Every ranked group of a view on one 0–100 axis, in the table's order: its interval as a bar, its score as a dot.
+
+    Positions are percentages of the chart's width and text is in pixels, so the chart spans any screen and its
+    labels stay readable on a phone (each label sits on its own line above its interval).
+    """
+    axis_top, row_height, label_drop, bar_drop = 26.0, 40.0, 14.0, 28.0
+    height = axis_top + row_height * len(rows) + 6
+
+    # The axis takes the left three quarters; each row's numbers sit in the last quarter, on its bar's line,
+    # and its label has the whole width of the line above (pairings with effort run to 50 characters).
+    def x(value: float) -> str:
+        return f"{1 + max(0.0, min(100.0, value)) * 0.74:.2f}%"
+
+    descriptions = []
+    parts = [
+        f'<svg class="forest" width="100%" height="{height:.0f}" role="img" '
+        'aria-labelledby="forest-title forest-desc">',
+        f'<title id="forest-title">{escape(title)}</title>',
+    ]
+    for tick in (0, 25, 50, 75, 100):
+        anchor = "start" if tick == 0 else "middle"
+        parts.append(
+            f'<line x1="{x(tick)}" y1="{axis_top - 6:.0f}" x2="{x(tick)}" y2="{height - 4:.0f}" class="guide"/>'
+            f'<text x="{x(tick)}" y="{axis_top - 10:.0f}" text-anchor="{anchor}" class="guide-text">{tick}</text>'
+        )
+    for index, row in enumerate(rows):
+        top = axis_top + row_height * index
+        label, score, lo, hi = str(row["label"]), row.get("score_adj"), row.get("lo"), row.get("hi")
+        colour = str(row.get("colour") or OTHER_COLOUR)
+        if score is None:
+            value_text, said = "no score", f"{label}: no score"
+        elif lo is None or hi is None:
+            value_text, said = f"{fmt(score)} · none", f"{label}: score {fmt(score)}, no interval"
+        else:
+            value_text = f"{fmt(score)} · {lo:.0f}–{hi:.0f}"
+            said = f"{label}: score {fmt(score)}, {INTERVAL_PERCENT}% interval {fmt(lo)} to {fmt(hi)}"
+        descriptions.append(said)
+        parts.append(f'<text x="0" y="{top + label_drop:.0f}" class="forest-label">{escape(label)}</text>')
+        y = top + bar_drop
+        parts.append(
+            f'<text x="100%" y="{y + 4:.0f}" text-anchor="end" class="forest-value">{escape(value_text)}</text>'
+        )
+        if lo is not None and hi is not None:
+            parts.append(
+                f'<line x1="{x(lo)}" y1="{y:.0f}" x2="{x(hi)}" y2="{y:.0f}" stroke="{colour}" '
+                'stroke-width="6" stroke-linecap="round" stroke-opacity="0.45"/>'
+            )
+        if score is not None:
+            parts.append(
+                f'<circle cx="{x(score)}" cy="{y:.0f}" r="5" fill="{colour}" stroke="white" stroke-width="1.5"/>'
+            )
+    parts.append(f'<desc id="forest-desc">{escape("; ".join(descriptions))}.</desc></svg>')
+    return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above

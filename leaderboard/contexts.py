@@ -12,7 +12,7 @@ import numpy as np
 from django.conf import settings
 
 from leaderboard.caching import Published
-from leaderboard.charts import HistoryPoint, axis_strip, interval_bar, score_domain, sparkline
+from leaderboard.charts import HistoryPoint, axis_strip, forest_plot, interval_bar, score_domain, sparkline
 from leaderboard.presenters import (
     axis_rows,
     chosen_sort,
@@ -163,12 +163,20 @@ def leaderboard_context(
             label=row["label"],
             domain=domain,
         )
+    shown = sorted_rows(rows, sort)
     context.update(
         {
             "verdict": verdict(rows, view=view),
+            "forest": forest_plot(
+                rows=shown,
+                title=f"{VIEW_TITLES[view]}: adjusted score and {INTERVAL_PERCENT}% interval of each ranked group, "
+                "on one 0–100 axis, in the table's order",
+            )
+            if shown
+            else "",
             "legend": legend,
             "legend_side": "builder's family" if view in PAIRING_VIEWS else "family",
-            "rows": sorted_rows(rows, sort),
+            "rows": shown,
             "has_odds": "adjustment" in view_meta,
             "odds_words": ADJUSTED_ODDS_WORDS,
             "provisional": provisional_rows(view_doc),

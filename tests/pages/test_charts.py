@@ -1,5 +1,6 @@
 import datetime as dt
 import re
+from typing import Any
 
 from leaderboard import charts, presenters
 
@@ -12,6 +13,7 @@ def test_it_escapes_every_label_it_draws() -> None:
         charts.interval_bar(score=None, lo=None, hi=None, colour="#0072B2", label=HOSTILE, domain=(0.0, 100.0)),
         charts.axis_strip(rows=[], colour="#0072B2", label=HOSTILE, span=2.0),
         charts.sparkline(points=[], colour="#0072B2", label=HOSTILE),
+        charts.forest_plot(rows=[{"label": HOSTILE, "score_adj": 50.0, "lo": 40.0, "hi": 60.0}], title=HOSTILE),
     ]
     for svg in drawn:
         assert "<script>" not in svg
@@ -62,3 +64,28 @@ def test_it_colours_pairings_by_the_builders_family_and_names_the_rest_in_the_le
     assert [name for name, _ in legend][:2] == ["gpt", "grok"]
     assert legend[-1] == ("2 other families", charts.OTHER_COLOUR)
     assert len(legend) == 9 and len({colour for _, colour in legend}) == 9
+
+
+def test_it_draws_each_group_on_one_0_to_100_axis_in_the_rows_order_with_a_text_alternative() -> None:
+    rows: list[dict[str, Any]] = [
+        {"label": "b → b", "score_adj": 30.0, "lo": 20.0, "hi": 45.0, "colour": "#E69F00"},
+        {"label": "a → a", "score_adj": 62.5, "lo": 50.0, "hi": 75.0, "colour": "#0072B2"},
+        {"label": "c → c", "score_adj": 51.0, "lo": None, "hi": None, "colour": "#009E73"},
+    ]
+    svg = charts.forest_plot(rows=rows, title="Pairings")
+    labels = re.findall(r'class="forest-label">([^<]+)</text>', svg)
+    assert labels == ["b → b", "a → a", "c → c"]
+    # 0..100 maps to 1%..75% of the width (the numbers take the rest): 62.5 sits at 1 + 62.5 * 0.74 = 47.25%.
+    dots = re.findall(r'<circle cx="([\d.]+)%"', svg)
+    assert [float(cx) for cx in dots] == [1 + 0.74 * row["score_adj"] for row in rows]
+    bars = re.findall(r'<line x1="([\d.]+)%" y1="(\d+)" x2="([\d.]+)%" y2="\2" stroke="(#[0-9A-F]+)"', svg)
+    assert [(float(a), float(b), colour) for a, _, b, colour in bars] == [
+        (1 + 0.74 * 20, 1 + 0.74 * 45, "#E69F00"),
+        (1 + 0.74 * 50, 1 + 0.74 * 75, "#0072B2"),
+    ]  # no bar for the group without an interval
+    assert all(f">{tick}</text>" in svg for tick in (0, 25, 50, 75, 100))
+    desc = re.search(r'<desc id="forest-desc">([^<]+)</desc>', svg)
+    assert desc is not None
+    assert "a → a: score 62.5, 95% interval 50.0 to 75.0" in desc.group(1)
+    assert "c → c: score 51.0, no interval" in desc.group(1)
+    assert 'role="img"' in svg and 'aria-labelledby="forest-title forest-desc"' in svg

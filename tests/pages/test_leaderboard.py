@@ -221,3 +221,16 @@ def test_it_colours_each_builder_family_apart_and_prints_the_legend(demo_snapsho
     assert set(by_family.values()) <= set(OKABE_ITO)
     swatches = re.findall(r'<th scope="row" class="label"><svg class="swatch"[^>]*><rect [^>]*fill="([^"]+)"', html)
     assert swatches == [by_family[family(g["label"].split(" → ")[1], DEFAULT_FAMILY_PATTERN)] for g in groups]
+
+
+@pytest.mark.parametrize("sort", ["scoreAdj", "contributors"])
+def test_it_draws_the_forest_plot_in_the_tables_order(demo_snapshot: Snapshot, client: Client, sort: str) -> None:
+    html = client.get("/", {"view": "modelCombo", "sort": sort}).content.decode()
+    forest = re.search(r'<svg class="forest".*?</svg>', html, re.S)
+    assert forest is not None
+    drawn = [html_module.unescape(label) for label in re.findall(r'class="forest-label">([^<]+)</text>', forest[0])]
+    assert drawn == row_labels(html)
+    groups = demo_snapshot.views["modelCombo"]["groups"]
+    assert forest[0].count("<circle") == len(groups)
+    assert forest[0].count('stroke-linecap="round"') == sum(1 for g in groups if g["ci"])
+    assert html.index('<svg class="forest"') < html.index('<table class="rankings">')

@@ -1,26 +1,38 @@
 """Server-drawn SVG charts. Every chart carries a <title> and <desc> so it reads without sight.
 
-Colours come from the group's hue (one per model family); all text is escaped here,
-so the result is safe to print as is.
+Colours come from the group's family (family_colours: the Okabe–Ito palette, which stays apart
+for colour-blind readers); all text is escaped here, so the result is safe to print as is.
 """
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
+from typing import Any, Final
 
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from leaderboard.words import INTERVAL_PERCENT
 
+# Okabe & Ito's eight colours, in the order families get them: the ones that read best as thin marks on white
+# first, yellow last. Families past the eighth share OTHER_COLOUR and the legend says so.
+OKABE_ITO: Final[tuple[str, ...]] = (
+    "#0072B2",  # blue
+    "#E69F00",  # orange
+    "#009E73",  # bluish green
+    "#D55E00",  # vermillion
+    "#CC79A7",  # reddish purple
+    "#56B4E9",  # sky blue
+    "#000000",  # black
+    "#F0E442",  # yellow
+)
+OTHER_COLOUR: Final = "#8C8C8C"
 
-def hue_colour(hue: object, *, lightness: int = 42) -> str:
-    try:
-        degrees = int(float(hue)) % 360  # type: ignore[arg-type]
-    except (TypeError, ValueError):
-        degrees = 210
-    return f"hsl({degrees} 60% {lightness}%)"
+
+def family_colours(families: Iterable[str]) -> dict[str, str]:
+    """One palette colour per family, in name order (so a family keeps its colour while scores move)."""
+    ordered = sorted(set(families))
+    return {name: OKABE_ITO[i] if i < len(OKABE_ITO) else OTHER_COLOUR for i, name in enumerate(ordered)}
 
 
 def fmt(value: float | None, digits: int = 1) -> str:
@@ -41,7 +53,7 @@ def score_domain(rows: Sequence[dict[str, Any]]) -> tuple[float, float]:
 
 
 def interval_bar(
-    *, score: float | None, lo: float | None, hi: float | None, hue: object, label: str, domain: tuple[float, float]
+    *, score: float | None, lo: float | None, hi: float | None, colour: str, label: str, domain: tuple[float, float]
 ) -> SafeString:
     width, height = 160.0, 20.0
     low, high = domain
@@ -50,7 +62,6 @@ def interval_bar(
     def x(value: float) -> float:
         return max(0.0, min(width, (value - low) / extent * width))
 
-    colour = hue_colour(hue)
     if score is None:
         text = f"{label}: no score"
         return mark_safe(  # noqa: S308 - every interpolated text is escaped above
@@ -80,9 +91,8 @@ def interval_bar(
 GUIDES = ((-2.0, "÷4"), (-1.0, "÷2"), (0.0, "pool"), (1.0, "×2"), (2.0, "×4"))
 
 
-def axis_strip(*, rows: Sequence[dict[str, Any]], hue: object, label: str, span: float) -> SafeString:
+def axis_strip(*, rows: Sequence[dict[str, Any]], colour: str, label: str, span: float) -> SafeString:
     """The ten axes on the ×4 log scale: pool at the centre, raw hollow, adjusted solid."""
-    colour = hue_colour(hue)
     left, right, row_height, top = 120.0, 440.0, 28.0, 40.0
     width = right + 20
     height = top + row_height * len(rows) + 8
@@ -146,10 +156,9 @@ class HistoryPoint:
     ci_hi: float | None
 
 
-def sparkline(*, points: Sequence[HistoryPoint], hue: object, label: str) -> SafeString:
+def sparkline(*, points: Sequence[HistoryPoint], colour: str, label: str) -> SafeString:
     """scoreAdj by day (each day's newest snapshot), with its interval as a band."""
     width, height, pad = 320.0, 70.0, 6.0
-    colour = hue_colour(hue)
     if not points:
         text = f"{label}: no score history yet"
         return mark_safe(  # noqa: S308 - every interpolated text is escaped above
@@ -188,4 +197,60 @@ def sparkline(*, points: Sequence[HistoryPoint], hue: object, label: str) -> Saf
     if count == 1:
         parts.append(f'<text x="{x(0) + 8:.1f}" y="14" class="guide-text">one day so far</text>')
     parts.append("</svg>")
+    return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above
+
+
+def forest_plot(*, rows: Sequence[dict[str, Any]], title: str) -> SafeString:
+    """Every ranked group of a view on one 0–100 axis, in the table's order: its interval as a bar, its score as a dot.
+
+    Positions are percentages of the chart's width and text is in pixels, so the chart spans any screen and its
+    labels stay readable on a phone (each label sits on its own line above its interval).
+    """
+    axis_top, row_height, label_drop, bar_drop = 26.0, 40.0, 14.0, 28.0
+    height = axis_top + row_height * len(rows) + 6
+
+    # The axis takes the left three quarters; each row's numbers sit in the last quarter, on its bar's line,
+    # and its label has the whole width of the line above (pairings with effort run to 50 characters).
+    def x(value: float) -> str:
+        return f"{1 + max(0.0, min(100.0, value)) * 0.74:.2f}%"
+
+    descriptions = []
+    parts = [
+        f'<svg class="forest" width="100%" height="{height:.0f}" role="img" '
+        'aria-labelledby="forest-title forest-desc">',
+        f'<title id="forest-title">{escape(title)}</title>',
+    ]
+    for tick in (0, 25, 50, 75, 100):
+        anchor = "start" if tick == 0 else "middle"
+        parts.append(
+            f'<line x1="{x(tick)}" y1="{axis_top - 6:.0f}" x2="{x(tick)}" y2="{height - 4:.0f}" class="guide"/>'
+            f'<text x="{x(tick)}" y="{axis_top - 10:.0f}" text-anchor="{anchor}" class="guide-text">{tick}</text>'
+        )
+    for index, row in enumerate(rows):
+        top = axis_top + row_height * index
+        label, score, lo, hi = str(row["label"]), row.get("score_adj"), row.get("lo"), row.get("hi")
+        colour = str(row.get("colour") or OTHER_COLOUR)
+        if score is None:
+            value_text, said = "no score", f"{label}: no score"
+        elif lo is None or hi is None:
+            value_text, said = f"{fmt(score)} · none", f"{label}: score {fmt(score)}, no interval"
+        else:
+            value_text = f"{fmt(score)} · {lo:.0f}–{hi:.0f}"
+            said = f"{label}: score {fmt(score)}, {INTERVAL_PERCENT}% interval {fmt(lo)} to {fmt(hi)}"
+        descriptions.append(said)
+        parts.append(f'<text x="0" y="{top + label_drop:.0f}" class="forest-label">{escape(label)}</text>')
+        y = top + bar_drop
+        parts.append(
+            f'<text x="100%" y="{y + 4:.0f}" text-anchor="end" class="forest-value">{escape(value_text)}</text>'
+        )
+        if lo is not None and hi is not None:
+            parts.append(
+                f'<line x1="{x(lo)}" y1="{y:.0f}" x2="{x(hi)}" y2="{y:.0f}" stroke="{colour}" '
+                'stroke-width="6" stroke-linecap="round" stroke-opacity="0.45"/>'
+            )
+        if score is not None:
+            parts.append(
+                f'<circle cx="{x(score)}" cy="{y:.0f}" r="5" fill="{colour}" stroke="white" stroke-width="1.5"/>'
+            )
+    parts.append(f'<desc id="forest-desc">{escape("; ".join(descriptions))}.</desc></svg>')
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above

@@ -12,9 +12,10 @@ import numpy as np
 from django.conf import settings
 
 from leaderboard.caching import Published
-from leaderboard.charts import HistoryPoint, axis_strip, interval_bar, score_domain, sparkline
+from leaderboard.charts import HistoryPoint, axis_strip, forest_plot, interval_bar, score_domain, sparkline
 from leaderboard.presenters import (
     axis_rows,
+    chosen_sort,
     compare_axes,
     compare_tiers,
     has_other,
@@ -26,20 +27,25 @@ from leaderboard.presenters import (
     quick_links,
     rate_test,
     row_for,
+    sorted_rows,
     span_of,
     variance_share_words,
+    view_colours,
 )
-from leaderboard.selectors import HistoryRow
+from leaderboard.selectors import HistoryRow, scoring_config
+from leaderboard.verdict import verdict
 from leaderboard.windows import Window, window_query
 from leaderboard.words import (
     ADJUSTED_ODDS_WORDS,
     AXES,
     CONTRIBUTED_COLUMNS,
+    DEFAULT_SORT,
     FLAG_WORDS,
     INTERVAL_PERCENT,
     PLUGIN_INSTALL_FILE,
     PLUGIN_URL_SETTING,
     RANK_RANGE_WORDS,
+    SORTS,
     TIERS,
     VIEW_EXPLANATIONS,
     VIEW_TITLES,
@@ -114,30 +120,65 @@ def page_context(
     return context
 
 
+def sort_query(sort: str) -> str:
+    """The sort's part of a link, so switching views or windows keeps it; empty for the default."""
+    return "" if sort == DEFAULT_SORT else f"&sort={sort}"
+
+
 def leaderboard_context(
-    snapshot: Published | None, document: dict[str, Any] | None, *, view: str, window: Window
+    snapshot: Published | None,
+    document: dict[str, Any] | None,
+    *,
+    view: str,
+    window: Window,
+    sort: str = DEFAULT_SORT,
 ) -> dict[str, Any]:
     """The leaderboard of one view in one window; its rows only when there is a document to rank from."""
     context = page_context(snapshot, document, view=view)
-    context.update({"window": window, "windows": WINDOW_TITLES, "tab_suffix": window_query(window), "tiers": TIERS})
+    sort = chosen_sort(sort)
+    context.update(
+        {
+            "window": window,
+            "windows": WINDOW_TITLES,
+            "window_suffix": window_query(window),
+            "tab_suffix": window_query(window) + sort_query(sort),
+            "tiers": TIERS,
+            "sort": sort,
+            "sorts": SORTS,
+        }
+    )
     if document is None:
         return context
     view_doc = (document.get("views") or {}).get(view) or {}
     view_meta = view_doc.get("meta") or {}
-    rows = leaderboard_rows(view_doc)
+    colours, legend = colours_of(view_doc, view)
+    rows = leaderboard_rows(view_doc, colours)
     domain = score_domain(rows)
     for row in rows:
         row["bar"] = interval_bar(
             score=row["score_adj"],
             lo=row["lo"],
             hi=row["hi"],
-            hue=row["group"].get("hue"),
+            colour=row["colour"],
             label=row["label"],
             domain=domain,
         )
+    shown = sorted_rows(rows, sort)
     context.update(
         {
-            "rows": rows,
+            "verdict": verdict(rows, view=view),
+            "forest": forest_plot(
+                rows=shown,
+                title=f"{VIEW_TITLES[view]}: adjusted score and {INTERVAL_PERCENT}% interval of each ranked group, "
+                "on one 0–100 axis, in the table's order",
+            )
+            if shown
+            else "",
+            "legend": legend,
+            "legend_side": "builder's family" if view in PAIRING_VIEWS else "family",
+            "rows": shown,
+            "has_odds": "adjustment" in view_meta,
+            "odds_words": ADJUSTED_ODDS_WORDS,
             "provisional": provisional_rows(view_doc),
             "rank_range_words": RANK_RANGE_WORDS,
             "scope_meta": document.get("meta", {}),
@@ -165,16 +206,22 @@ def provisional_context(view_doc: dict[str, Any], label: str) -> dict[str, Any] 
     return {"provisional": found[0], "axes": AXES} if found else None
 
 
+def colours_of(view_doc: dict[str, Any], view: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Each group's family colour and the view's legend, families read with the configured pattern."""
+    return view_colours(view_doc, view, scoring_config().family_pattern)
+
+
 def group_context(
-    group: dict[str, Any], view_doc: dict[str, Any], *, label: str, history: list[HistoryRow]
+    group: dict[str, Any], view_doc: dict[str, Any], *, view: str, label: str, history: list[HistoryRow]
 ) -> dict[str, Any]:
     """A ranked group: its row, axes against the pool, tiers, interval and score history."""
     rows = axis_rows(group, view_doc)
+    row = row_for(view_doc, label, colours_of(view_doc, view)[0])
     points = [HistoryPoint(*point) for point in history]
     lo, hi = interval(group)
     return {
         "group": group,
-        "row": row_for(view_doc, label),
+        "row": row,
         "ranked_count": len(view_doc.get("groups", [])),
         "rank_range_words": RANK_RANGE_WORDS,
         "axis_rows": rows,
@@ -182,8 +229,8 @@ def group_context(
             (name, weight, (group.get("tiers") or {}).get(name), (group.get("tiersAdj") or {}).get(name))
             for name, weight in TIERS.items()
         ],
-        "strip": axis_strip(rows=rows, hue=group.get("hue"), label=label, span=span_of(view_doc)),
-        "sparkline": sparkline(points=points, hue=group.get("hue"), label=label),
+        "strip": axis_strip(rows=rows, colour=row["colour"], label=label, span=span_of(view_doc)),
+        "sparkline": sparkline(points=points, colour=row["colour"], label=label),
         "lo": lo,
         "hi": hi,
         "sides": planner_and_builder(group),
@@ -210,11 +257,17 @@ def compared_labels(view_doc: dict[str, Any], label_a: str, label_b: str) -> tup
 
 
 def comparison_context(
-    view_doc: dict[str, Any], group_a: dict[str, Any], group_b: dict[str, Any], *, difference: Comparison | None
+    view_doc: dict[str, Any],
+    group_a: dict[str, Any],
+    group_b: dict[str, Any],
+    *,
+    view: str,
+    difference: Comparison | None,
 ) -> dict[str, Any]:
     """Two groups side by side, axis by axis and tier by tier, with the difference of their scores."""
     same = group_a["label"] == group_b["label"]
-    row_a, row_b = row_for(view_doc, group_a["label"]), row_for(view_doc, group_b["label"])
+    colours = colours_of(view_doc, view)[0]
+    row_a, row_b = row_for(view_doc, group_a["label"], colours), row_for(view_doc, group_b["label"], colours)
     return {
         "a": group_a,
         "b": group_b,

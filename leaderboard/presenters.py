@@ -6,22 +6,31 @@ functions (scoring/finishing.py).
 """
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
 
-from leaderboard.charts import hue_colour
+from leaderboard.charts import OKABE_ITO, OTHER_COLOUR, family_colours
 from leaderboard.words import (
     ADJUSTED_ODDS_WORDS,
     AXES,
+    DEFAULT_SORT,
     FLAG_WORDS,
+    NOT_SEPARATED,
+    SORTS,
     TIERS,
     VIEW_TITLES,
 )
 from scoring.compare_rates import RateTest, ship_rate_test
 from scoring.finishing import log_distance, positions
+from scoring.groupings import family
 from scoring.public_labels import OTHER_LABEL
 from scoring.shapes import PAIR_ARROW, SPAN
+
+# Views whose labels carry an effort (model:effort), and views whose labels are families already.
+EFFORT_VIEWS = frozenset({"modelEffort", "modelEffortCombo"})
+FAMILY_VIEWS = frozenset({"family", "famCombo"})
 
 
 class UnknownGroup(LookupError):
@@ -97,11 +106,18 @@ def rank_places(group: dict[str, Any]) -> tuple[int, int] | None:
     return best, max(best, worst if worst is not None else best)
 
 
-def rank_text(group: dict[str, Any]) -> str:
-    """`1`, or `2–5` where the intervals leave a range of places."""
+def spans_every_place(group: dict[str, Any], ranked: int) -> bool:
+    """True when the intervals allow this group every place from first to last: it is separated from none."""
+    return ranked > 1 and rank_places(group) == (1, ranked)
+
+
+def rank_text(group: dict[str, Any], ranked: int = 0) -> str:
+    """`1`, or `2–5` where the intervals leave a range of places; "not separated" when they allow every place."""
     places = rank_places(group)
     if places is None:
         return "–"
+    if spans_every_place(group, ranked):
+        return NOT_SEPARATED
     best, worst = places
     return str(best) if best == worst else f"{best}–{worst}"
 
@@ -134,20 +150,27 @@ def shipping_odds_words(group: dict[str, Any], view_meta: dict[str, Any]) -> dic
     shipr = number((group.get("raw") or {}).get("shipr"))
     words = {"raw": "ship rate n/a (raw)" if shipr is None else f"ship rate {shipr:.0f}% (raw)"}
     if view_meta.get("adjustment") != "ok":
-        return {**words, "kind": "unavailable", "adjusted": "adjustment unavailable"}
+        return {**words, "kind": "unavailable", "adjusted": "adjustment unavailable", "short": "unavailable"}
     adjusted = group.get("adjusted") or {}
     ci = adjusted.get("ci") or [None, None]
     odds = number(adjusted.get("odds_ratio"))
     if adjusted.get("separable") is False:
-        return {**words, "kind": "not-separable", "adjusted": "not separable: every cycle from one contributor"}
+        return {
+            **words,
+            "kind": "not-separable",
+            "adjusted": "not separable: every cycle from one contributor",
+            "short": "one contributor",
+        }
     if adjusted.get("separable") is not True or odds is None:
-        return {**words, "kind": "not-computed", "adjusted": "no adjusted odds for this group"}
+        return {**words, "kind": "not-computed", "adjusted": "no adjusted odds for this group", "short": "n/a"}
     lo, hi = (number(ci[0]), number(ci[1])) if isinstance(ci, list | tuple) and len(ci) == 2 else (None, None)
     interval_text = f" [{lo:.2f}–{hi:.2f}]" if lo is not None and hi is not None else ""
     return {
         **words,
         "kind": "ok",
         "adjusted": f"{ADJUSTED_ODDS_WORDS} ×{odds:.2f}{interval_text}",
+        "short": f"×{odds:.2f}",
+        "interval": interval_text.strip(" []"),
         "odds": odds_ratio_text(odds),
         "lo": odds_ratio_text(lo),
         "hi": odds_ratio_text(hi),
@@ -172,8 +195,38 @@ def variance_share_words(view_meta: dict[str, Any]) -> str:
     )
 
 
-def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
-    """One row per ranked group, in the document's order: by scoreAdj, best first."""
+def odds_value(group: dict[str, Any]) -> float | None:
+    """The contributor-adjusted odds ratio where the document has one for this group."""
+    adjusted = group.get("adjusted") or {}
+    return number(adjusted.get("odds_ratio")) if adjusted.get("separable") is True else None
+
+
+def group_family(group: dict[str, Any], view: str, pattern: str) -> str:
+    """The family a group is coloured by: its model's, or its builder's in a pairing view (scoring spec A1)."""
+    sides = planner_and_builder(group)
+    name = sides[1] if sides else str(group.get("label", ""))
+    if view in EFFORT_VIEWS:
+        name = name.rsplit(":", 1)[0]  # model:effort
+    return name if view in FAMILY_VIEWS else family(name, pattern)
+
+
+def view_colours(view_doc: dict[str, Any], view: str, pattern: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Each group's colour by label (ranked and provisional), and the legend: (family, colour) in palette order.
+
+    Families past the palette's eight share one grey, named once in the legend as the other families.
+    """
+    groups = [*view_doc.get("groups", []), *view_doc.get("provisional", [])]
+    families = {str(g.get("label", "")): group_family(g, view, pattern) for g in groups}
+    palette = family_colours(families.values())
+    legend = [(name, colour) for name, colour in palette.items() if colour != OTHER_COLOUR]
+    others = len(palette) - len(legend)
+    if others:
+        legend.append((f"{others} other {'family' if others == 1 else 'families'}", OTHER_COLOUR))
+    return {label: palette[name] for label, name in families.items()}, legend
+
+
+def leaderboard_rows(view_doc: dict[str, Any], colours: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    """One row per ranked group, in the document's order: by scoreAdj, best first; coloured as `colours` says."""
     rows = []
     groups = view_doc.get("groups", [])
     for group in groups:
@@ -183,8 +236,12 @@ def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
             {
                 "group": group,
                 "label": group.get("label", ""),
+                "sides": planner_and_builder(group),
                 "rank": rank,
-                "rank_text": rank_text(group),
+                "rank_text": rank_text(group, len(groups)),
+                "not_separated": spans_every_place(group, len(groups)),
+                "ship_rate": number((group.get("raw") or {}).get("shipr")),
+                "odds": odds_value(group),
                 "stability": stability_note(group),
                 "score_adj": number(group.get("scoreAdj")),
                 "lo": lo,
@@ -195,7 +252,9 @@ def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
                 "contributors": group.get("contributors"),
                 "top_share": number(group.get("top_share")),
                 "flags": flag_words(group),
-                "colour": hue_colour(group.get("hue")),
+                # (the caveat's name, its explanation): the table prints the name and keeps the rest as a tooltip
+                "caveats": [(words.split(":", 1)[0], words) for words in flag_words(group)],
+                "colour": (colours or {}).get(str(group.get("label", "")), OKABE_ITO[0]),
                 "adjusted": group.get("adjusted"),
                 "shipping": shipping_odds_words(group, view_doc.get("meta") or {}),
                 "rank_range": rank_range(group),
@@ -204,9 +263,32 @@ def leaderboard_rows(view_doc: dict[str, Any]) -> list[dict[str, Any]]:
     return rows
 
 
-def row_for(view_doc: dict[str, Any], label: str) -> dict[str, Any]:
+def chosen_sort(raw: str) -> str:
+    """The ?sort= asked for, or the default for any value not offered (a bounded set: one cached page each)."""
+    return raw if raw in SORTS else DEFAULT_SORT
+
+
+# ?sort= value -> the row value it orders by, largest first.
+_SORT_VALUES: dict[str, str] = {
+    "scoreAdj": "score_adj",
+    "shipr": "ship_rate",
+    "odds": "odds",
+    "contributors": "contributors",
+    "judged": "hjudged",
+}
+
+
+def sorted_rows(rows: list[dict[str, Any]], sort: str) -> list[dict[str, Any]]:
+    """The rows ordered by one column, largest first, rows without a value last; ties keep the document's order."""
+    key = _SORT_VALUES[chosen_sort(sort)]
+    present = [row for row in rows if number(row.get(key)) is not None]
+    missing = [row for row in rows if number(row.get(key)) is None]
+    return sorted(present, key=lambda row: -float(row[key])) + missing
+
+
+def row_for(view_doc: dict[str, Any], label: str, colours: Mapping[str, str] | None = None) -> dict[str, Any]:
     """One group's leaderboard row."""
-    for row in leaderboard_rows(view_doc):
+    for row in leaderboard_rows(view_doc, colours):
         if row["label"] == label:
             return row
     raise UnknownGroup(label)

@@ -46,6 +46,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     window = read_window(
         {name: param(request, name) for name in ("window", "since", "until")}, today=timezone.now().date()
     )
+    sort = presenters.chosen_sort(param(request, "sort"))
 
     def build(load: Lazy) -> HttpResponse:
         shown, snapshot, document = window, None, None
@@ -71,7 +72,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
                 shown, snapshot, status, retry_after = Window(window.name, error=error), load(), 503, busy.retry_after
         if snapshot is not None:
             document = snapshot.document
-        context = contexts.leaderboard_context(snapshot, document, view=view, window=shown)
+        context = contexts.leaderboard_context(snapshot, document, view=view, window=shown, sort=sort)
         if document is None:
             return render_page("leaderboard/leaderboard.html", context)
         response = render_page("leaderboard/leaderboard.html", context, status=status)
@@ -79,7 +80,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             response["Retry-After"] = str(retry_after)
         return response
 
-    parts = (view, window.name, window.since, window.until, bool(window.error))
+    parts = (view, window.name, window.since, window.until, bool(window.error), sort)
     return cached_page(request, "leaderboard", parts, build)
 
 
@@ -101,7 +102,7 @@ def pairing(request: HttpRequest) -> HttpResponse:
                 raise NotFound(f"No group of that name in the view {words.VIEW_TITLES[view]}.") from None
             return render_page("leaderboard/provisional.html", context | provisional)
         history = selectors.score_history(view, label, points=HISTORY_POINTS)
-        context.update(contexts.group_context(group, view_doc, label=label, history=history))
+        context.update(contexts.group_context(group, view_doc, view=view, label=label, history=history))
         return render_page("leaderboard/pairing.html", context)
 
     return cached_page(request, "pairing", (view, label), build)
@@ -125,7 +126,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         except presenters.UnknownGroup:
             raise NotFound(f"No such group in the view {words.VIEW_TITLES[view]}.") from None
         difference = None if chosen_a == chosen_b else services.score_difference(snapshot.id, view, group_a, group_b)
-        context.update(contexts.comparison_context(view_doc, group_a, group_b, difference=difference))
+        context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
         return render_page("leaderboard/compare.html", context)
 
     return cached_page(request, "compare", (view, label_a, label_b), build)

@@ -30,6 +30,27 @@ _VIEW_WORDS: Final[dict[str, str]] = {
 # The six views in the method's tab order, with the words a reader sees.
 VIEW_TITLES: Final[dict[str, str]] = {view: _VIEW_WORDS[view] for view in TAB_ORDER}
 
+# What one group of a view is called in a sentence, and many of them.
+VIEW_NOUNS: Final[dict[str, tuple[str, str]]] = {
+    "modelCombo": ("pairing", "pairings"),
+    "famCombo": ("family pairing", "family pairings"),
+    "modelEffortCombo": ("pairing", "pairings"),
+    "model": ("model", "models"),
+    "family": ("family", "families"),
+    "modelEffort": ("model", "models"),
+}
+# The columns the leaderboard sorts by (?sort=), with their headings; the default is the method's order.
+SORTS: Final[dict[str, str]] = {
+    "scoreAdj": "Score",
+    "shipr": "Ship rate",
+    "odds": "Odds",
+    "contributors": "Contributors",
+    "judged": "Judged cycles",
+}
+DEFAULT_SORT: Final = "scoreAdj"
+# A rank whose interval allows every place, as the table prints it.
+NOT_SEPARATED: Final = "not separated"
+
 VIEW_EXPLANATIONS: Final[dict[str, str]] = {
     "modelCombo": "planner model → builder model, for cycles with both a plan and a build phase",
     "famCombo": "the same, by model family",

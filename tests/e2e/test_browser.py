@@ -1,5 +1,7 @@
 """Drive the leaderboard in headless Chromium: click through to a pairing and a comparison."""
 
+import datetime as dt
+
 import pytest
 
 from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing, serve_demo
@@ -79,4 +81,66 @@ def test_it_fits_a_phone_screen_without_sideways_scrolling(site: str, browser, p
     assert overflowing(page, PHONE["width"]) == [], path
     name = path.strip("/") or "leaderboard"
     page.screenshot(path=str(SCREENSHOTS / f"{name}-phone.png"), full_page=True)
+    page.close()
+
+
+# Where each ranked name, score and tab sits, and whether any name breaks across lines.
+CARD_BOXES = """() => {
+  const box = e => { const r = e.getBoundingClientRect(); return [r.left, r.right, r.width > 0 && r.height > 0]; };
+  const rows = [...document.querySelectorAll('table.rankings tbody tr')];
+  return {
+    names: rows.map(r => box(r.querySelector('th.label'))),
+    scores: rows.map(r => box(r.querySelector('.score-num'))),
+    tabs: [...document.querySelectorAll('.tabs a')].map(box),
+    broken: [...document.querySelectorAll('.side-name, .nowrap')]
+      .filter(e => e.getClientRects().length > 1).map(e => e.textContent),
+    tiersShown: [...document.querySelectorAll('table.rankings td.tier')].filter(e => e.getClientRects().length).length,
+    wrapScrolls: [...document.querySelectorAll('.table-wrap')].some(w => w.scrollWidth > w.clientWidth + 1),
+  };
+}"""
+
+
+def test_it_lists_the_ranking_as_cards_that_fit_a_phone(site: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    page.goto(f"{site}/")
+    width = PHONE["width"]
+    found = page.evaluate(CARD_BOXES)
+    assert len(found["names"]) >= 10
+    for kind in ("names", "scores", "tabs"):
+        for left, right, shown in found[kind]:
+            assert shown and left >= 0 and right <= width, (kind, left, right)
+    assert found["broken"] == []  # a model name never wraps at its hyphens
+    assert found["tiersShown"] == 0  # a card shows name, score, rank, rates and contributors, not the six tiers
+    assert not found["wrapScrolls"] and page.evaluate("document.documentElement.scrollWidth") <= width
+    assert overflowing(page, width) == []
+    page.screenshot(path=str(SCREENSHOTS / "leaderboard-cards-phone.png"), full_page=True)
+    # The last tab is reachable by a tap, and its view's cards fit too.
+    last = page.locator(".tabs a").last
+    name = last.inner_text()
+    last.click()
+    page.wait_for_url("**view=modelEffort**")
+    assert page.locator(".tabs a.current").inner_text() == name
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.close()
+
+
+def test_it_submits_a_custom_window_twice(site: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{site}/")
+    today = dt.datetime.now(dt.UTC).date()
+    since, until = (today - dt.timedelta(days=40)).isoformat(), today.isoformat()
+    page.get_by_label("Custom").check()
+    page.fill("input[name=since]", since)
+    page.fill("input[name=until]", until)
+    page.get_by_role("button", name="Show").click()
+    page.wait_for_url("**window=custom**")
+    for _ in range(2):
+        assert page.locator(".error").count() == 0, page.locator(".error").all_inner_texts()
+        assert page.input_value("input[name=since]") == since
+        assert page.input_value("input[name=until]") == until
+        assert f"since={since}" in page.url and f"until={until}" in page.url
+        assert page.locator("table.rankings, p:has-text('No group has')").count() >= 1
+        # Pressing Show again sends the same days back, as the fields show them.
+        with page.expect_navigation():
+            page.get_by_role("button", name="Show").click()
     page.close()

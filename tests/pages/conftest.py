@@ -1,5 +1,7 @@
 """A published demo pool for the page tests: generated cycles, a real recompute, then GET."""
 
+import html
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -38,6 +40,7 @@ def page_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
         ("/", {}),
         ("/", {"view": "family"}),
         ("/", {"window": "90"}),
+        ("/", {"sort": "shipr"}),
         ("/", {"window": "custom", "since": str(today.replace(day=1)), "until": str(today)}),
         ("/pairing/", {"view": "modelCombo", "label": first}),
         ("/compare/", {"view": "modelCombo", "a": first, "b": second}),
@@ -47,3 +50,9 @@ def page_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
         ("/data/", {}),
         ("/data/rankings.csv", {"view": "model"}),
     ]
+
+
+def row_labels(page: str) -> list[str]:
+    """The group names of the rankings table, in the printed order, as a reader sees them (tags dropped)."""
+    cells = re.findall(r'<th scope="row" class="label">.*?<a href="[^"]*">(.*?)</a>', page, flags=re.S)
+    return [html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in cells]

@@ -1,15 +1,17 @@
 import datetime as dt
+import html as html_module
 import re
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from leaderboard import services, words
+from leaderboard import caching, services, words
 from leaderboard.models import Snapshot
 from leaderboard.services import scoped_document
 from tests.cycles.stored import make_contributor, make_cycles
-from tests.pages.conftest import ranked_labels
+from tests.pages.conftest import ranked_labels, row_labels
 
 
 @pytest.mark.parametrize("view", list(words.VIEW_TITLES))
@@ -19,8 +21,7 @@ def test_it_renders_every_ranked_group_of_every_view(demo_snapshot: Snapshot, cl
     html = response.content.decode()
     labels = ranked_labels(demo_snapshot, view)
     assert labels
-    for label in labels:
-        assert f">{label}</a>" in html
+    assert row_labels(html) == labels
     # One interval bar per ranked row, each with a text alternative.
     assert html.count('<svg class="bar"') == len(labels)
     assert html.count("<title>") >= len(labels)
@@ -63,17 +64,31 @@ def test_it_prints_ranks_caveats_and_shares_in_words(demo_snapshot: Snapshot, cl
     assert words.RANK_RANGE_WORDS in html
 
 
+def printed_ranks(page: str) -> list[str]:
+    return re.findall(r'<td class="rank[^"]*" data-label="Rank">([^<]*)</td>', page)
+
+
 def test_it_prints_each_rank_as_the_range_of_places_its_interval_allows(
     demo_snapshot: Snapshot, client: Client
 ) -> None:
-    groups = demo_snapshot.views["modelCombo"]["groups"]
+    document = demo_snapshot.document
+    groups = document["views"]["modelCombo"]["groups"]
+    # The demo's intervals all overlap; give the first two intervals that set them apart from the rest.
+    top = max(g["ci"][1] for g in groups[2:] if g["ci"])
+    groups[0].update(ci=[top + 2, top + 6], rank=1, rank_worst=2)
+    groups[1].update(ci=[top + 1, top + 5], rank=1, rank_worst=2)
+    Snapshot.objects.filter(id=demo_snapshot.id).update(document=document)
     html = client.get("/", {"view": "modelCombo"}).content.decode()
-    printed = re.findall(r'<td class="rank">(\d+)(?:–(\d+))?</td>', html)
-    assert [(int(best), int(worst or best)) for best, worst in printed] == [
-        (g["rank"], g["rank_worst"]) for g in groups
-    ]
-    assert [g["scoreAdj"] for g in groups] == sorted((g["scoreAdj"] for g in groups), reverse=True)
-    assert "=" not in "".join(best for best, _ in printed)
+
+    expected = []
+    for g in groups:
+        if (g["rank"], g["rank_worst"]) == (1, len(groups)):
+            expected.append(words.NOT_SEPARATED)
+        else:
+            expected.append(str(g["rank"]) if g["rank"] == g["rank_worst"] else f"{g['rank']}–{g['rank_worst']}")
+    assert printed_ranks(html) == expected
+    assert "1–2" in expected and words.NOT_SEPARATED in expected
+    assert f"1–{len(groups)}<" not in html
     # One contributor claims no place beyond the whole range, and shows no interval.
     alone = [g for g in groups if g["contributors"] == 1]
     assert alone, "the demo pool has a pairing with one contributor"
@@ -118,3 +133,104 @@ def test_it_answers_404_for_an_unknown_view(demo_snapshot: Snapshot, client: Cli
     response = client.get("/", {"view": "bogus"})
     assert response.status_code == 404
     assert "Not found" in response.content.decode()
+
+
+@pytest.mark.parametrize(
+    ("sort", "value"),
+    [
+        ("shipr", lambda g: g["raw"]["shipr"]),
+        ("contributors", lambda g: g["contributors"]),
+        ("judged", lambda g: g["hjudged"]),
+        ("odds", lambda g: g["adjusted"]["odds_ratio"] if g["adjusted"]["separable"] else None),
+    ],
+)
+def test_it_sorts_the_rows_by_a_column_on_the_server(demo_snapshot: Snapshot, client: Client, sort: str, value) -> None:  # type: ignore[no-untyped-def]
+    groups = demo_snapshot.views["modelCombo"]["groups"]
+    html = client.get("/", {"view": "modelCombo", "sort": sort}).content.decode()
+    printed = row_labels(html)
+    assert sorted(printed) == sorted(g["label"] for g in groups)
+    by_label = {g["label"]: value(g) for g in groups}
+    values = [by_label[label] for label in printed]
+    present = [v for v in values if v is not None]
+    assert present == sorted(present, reverse=True)
+    assert values[len(present) :] == [None] * (len(values) - len(present))  # rows without a value go last
+    assert f'aria-current="true" class="current">{words.SORTS[sort].lower()}</a>' in html
+    # The rank stays the score's: each row keeps the place its interval allows.
+    default = client.get("/", {"view": "modelCombo"}).content.decode()
+    assert dict(zip(printed, printed_ranks(html), strict=True)) == dict(
+        zip(row_labels(default), printed_ranks(default), strict=True)
+    )
+
+
+def words_of(fragment: str) -> str:
+    return html_module.unescape(re.sub(r"<[^>]+>", "", fragment))
+
+
+def test_it_heads_the_table_with_the_verdict_of_the_intervals(demo_snapshot: Snapshot, client: Client) -> None:
+    document = demo_snapshot.document
+    groups = document["views"]["modelCombo"]["groups"]
+    html = client.get("/", {"view": "modelCombo"}).content.decode()
+    # The demo's intervals all overlap: no pairing is named as ahead, the best supported one is.
+    assert all((g["rank"], g["rank_worst"]) == (1, len(groups)) for g in groups)
+    verdict = words_of(html.split('<section class="verdict"', 1)[1].split("</section>", 1)[0])
+    assert f"No pairing is surely ahead yet: {len(groups)} of the {len(groups)} pairings could be first" in verdict
+    most = max(g["contributors"] for g in groups)
+    best = min((g for g in groups if g["contributors"] == most and g["ci"]), key=lambda g: g["ci"][1] - g["ci"][0])
+    assert f"The best supported is {best['label']} (score {best['scoreAdj']:.1f}" in verdict
+    assert html.index('<section class="verdict"') < html.index('<table class="rankings">')
+
+    # Set the first pairing's interval above every other one: the verdict names it.
+    top = max(g["ci"][1] for g in groups[1:] if g["ci"])
+    alone = [g for g in groups if g["ci"] is None]
+    for group in alone:  # one contributor claims every place: drop them, or nobody could be sure
+        groups.remove(group)
+    groups[0].update(ci=[top + 1, top + 9], rank=1, rank_worst=1)
+    Snapshot.objects.filter(id=demo_snapshot.id).update(document=document)
+    caching.forget_local_pages()
+    cache.clear()
+    html = client.get("/", {"view": "modelCombo"}).content.decode()
+    verdict = words_of(html.split('<section class="verdict separated"', 1)[1].split("</section>", 1)[0])
+    assert f"{groups[0]['label']} (score {groups[0]['scoreAdj']:.1f}" in verdict
+    assert "is surely ahead of every other pairing" in verdict
+
+
+def test_it_keeps_the_custom_window_days_in_iso_form_for_the_date_fields(
+    demo_snapshot: Snapshot, client: Client
+) -> None:
+    today = timezone.now().date()
+    since, until = today - dt.timedelta(days=20), today
+    html = client.get("/", {"window": "custom", "since": str(since), "until": str(until)}).content.decode()
+    # <input type="date"> takes only YYYY-MM-DD: anything else shows blank and sends nothing next time.
+    assert f'name="since" value="{since.isoformat()}"' in html
+    assert f'name="until" value="{until.isoformat()}"' in html
+
+
+def test_it_colours_each_builder_family_apart_and_prints_the_legend(demo_snapshot: Snapshot, client: Client) -> None:
+    from leaderboard.charts import OKABE_ITO
+    from scoring.groupings import family
+    from scoring.shapes import DEFAULT_FAMILY_PATTERN
+
+    groups = demo_snapshot.views["modelCombo"]["groups"]
+    html = client.get("/", {"view": "modelCombo"}).content.decode()
+    legend_html = html.split('<p class="legend">', 1)[1].split("</p>", 1)[0]
+    legend = dict(re.findall(r'fill="([^"]+)"/></svg>([^<]+)</span>', legend_html))
+    by_family = {name: colour for colour, name in legend.items()}
+    builders = {family(g["label"].split(" → ")[1], DEFAULT_FAMILY_PATTERN) for g in groups}
+    assert set(by_family) == builders and len(builders) >= 5
+    assert len(set(by_family.values())) == len(builders)  # every family its own colour
+    assert set(by_family.values()) <= set(OKABE_ITO)
+    swatches = re.findall(r'<th scope="row" class="label"><svg class="swatch"[^>]*><rect [^>]*fill="([^"]+)"', html)
+    assert swatches == [by_family[family(g["label"].split(" → ")[1], DEFAULT_FAMILY_PATTERN)] for g in groups]
+
+
+@pytest.mark.parametrize("sort", ["scoreAdj", "contributors"])
+def test_it_draws_the_forest_plot_in_the_tables_order(demo_snapshot: Snapshot, client: Client, sort: str) -> None:
+    html = client.get("/", {"view": "modelCombo", "sort": sort}).content.decode()
+    forest = re.search(r'<svg class="forest".*?</svg>', html, re.S)
+    assert forest is not None
+    drawn = [html_module.unescape(label) for label in re.findall(r'class="forest-label">([^<]+)</text>', forest[0])]
+    assert drawn == row_labels(html)
+    groups = demo_snapshot.views["modelCombo"]["groups"]
+    assert forest[0].count("<circle") == len(groups)
+    assert forest[0].count('stroke-linecap="round"') == sum(1 for g in groups if g["ci"])
+    assert html.index('<svg class="forest"') < html.index('<table class="rankings">')

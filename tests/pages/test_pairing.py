@@ -4,7 +4,7 @@ import re
 import pytest
 from django.test import Client
 
-from leaderboard import presenters, services, words
+from leaderboard import charts, presenters, services, words
 from leaderboard.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels
@@ -33,8 +33,11 @@ def test_it_draws_the_ten_axes_with_a_text_alternative(demo_snapshot: Snapshot, 
     for axis in words.AXES:
         assert f"{axis.name}: raw" in svg
         assert f">{axis.name}</text>" in svg
-    # The group's hue colours its marks: one hollow raw and one solid adjusted mark per axis with a value.
-    colour = presenters.hue_colour(group["hue"])
+    # The group's family colour (its swatch by the title) colours its marks: one hollow raw and one solid
+    # adjusted mark per axis with a value.
+    found = re.search(r'<h1><svg class="swatch"[^>]*><rect width="1" height="1" fill="([^"]+)"', html)
+    assert found is not None and found.group(1) in charts.OKABE_ITO
+    colour = found.group(1)
     assert svg.count(f'fill="{colour}"') == sum(1 for v in group["adj"].values() if v is not None)
     for axis in words.AXES:
         assert f"{group['ev'][axis.key]}</td>" in html
@@ -96,6 +99,9 @@ def test_it_gives_the_range_of_places_the_intervals_allow(demo_snapshot: Snapsho
     for group in groups:
         html = client.get("/pairing/", {"view": "modelCombo", "label": group["label"]}).content.decode()
         best, worst = group["rank"], group["rank_worst"]
+        if (best, worst) == (1, len(groups)):  # every place: separated from none
+            assert f"Not separated from the other {len(groups) - 1} pairings" in html
+            continue
         places = str(best) if best == worst else f"{best}–{worst}"
         assert f"Rank {places} of {len(groups)} in pairings." in html
         assert words.RANK_RANGE_WORDS in html

@@ -77,3 +77,14 @@ def test_it_keeps_unknown_labels_out_of_the_page_cache(demo_snapshot: Snapshot, 
     assert client.get("/pairing/", {"view": "modelCombo", "label": known}).status_code == 200
     known_key = caching.page_cache_key(snapshot_id, generation, "pairing", "modelCombo", known)
     assert cache.get(known_key) is not None
+
+
+def test_it_keeps_one_page_per_offered_sort_and_none_for_others(
+    demo_snapshot: Snapshot, client: Client, django_assert_num_queries
+) -> None:
+    default = client.get("/")
+    # Any value not offered is the default order, served from the default's cache entry: no new entry each.
+    with django_assert_num_queries(0):
+        unknown = client.get("/", {"sort": "x" * 200})
+    assert unknown.status_code == 200 and unknown.content == default.content
+    assert client.get("/", {"sort": "contributors"}).content != default.content

@@ -1,0 +1,102 @@
+"""The verdict above the table, from known intervals: it claims a leader only where the intervals separate it."""
+
+from typing import Any
+
+import numpy as np
+
+from leaderboard.presenters import leaderboard_rows, rank_text
+from leaderboard.verdict import verdict
+from scoring.caveats import interval_ranks, interval_worst_ranks
+
+
+def view_doc(groups: list[tuple[str, float, tuple[float, float] | None, int]]) -> dict[str, Any]:
+    """A view of ranked groups (label, scoreAdj, interval or None, contributors), ranked as the engine ranks them."""
+    lo = np.array([np.nan if ci is None else ci[0] for _, _, ci, _ in groups])
+    hi = np.array([np.nan if ci is None else ci[1] for _, _, ci, _ in groups])
+    best, worst = interval_ranks(lo, hi), interval_worst_ranks(lo, hi)
+    return {
+        "groups": [
+            {
+                "label": label,
+                "scoreAdj": score,
+                "ci": None if ci is None else list(ci),
+                "contributors": contributors,
+                "rank": int(best[i]),
+                "rank_worst": int(worst[i]),
+            }
+            for i, (label, score, ci, contributors) in enumerate(groups)
+        ]
+    }
+
+
+def test_it_names_no_leader_when_the_intervals_overlap_and_names_the_best_supported() -> None:
+    # The issue's front page: the top row is wide, the one with most contributors sits just below it.
+    doc = view_doc(
+        [
+            ("a → a", 58.0, (33.0, 83.0), 3),
+            ("b → b", 57.9, (52.0, 64.0), 9),
+            ("c → c", 55.0, (40.0, 70.0), 4),
+            ("d → d", 50.0, (45.0, 56.0), 9),
+            ("e → e", 41.0, None, 1),
+        ]
+    )
+    found = verdict(leaderboard_rows(doc), view="modelCombo")
+    assert found is not None
+    assert not found.separated and found.leaders == ()
+    assert found.contenders == 5  # every interval reaches the top one's, and one contributor claims every place
+    # Nine contributors each, the narrower interval wins.
+    assert found.best_supported == "d → d"
+    assert found.sentence.startswith("No pairing is surely ahead yet: 5 of the 5 pairings could be first")
+    assert "d → d (score 50.0, interval 45–56, 9 contributors)" in found.sentence
+    assert "More contributors" in found.sentence
+
+
+def test_it_names_the_one_pairing_whose_interval_lies_above_all_others() -> None:
+    doc = view_doc(
+        [("a → b", 74.0, (70.0, 80.0), 12), ("c → d", 60.0, (52.0, 66.0), 8), ("e → f", 55.0, (50.0, 61.0), 5)]
+    )
+    found = verdict(leaderboard_rows(doc), view="modelCombo")
+    assert found is not None and found.separated
+    assert found.leaders == ("a → b",) and found.contenders == 1
+    assert (
+        "a → b (score 74.0, interval 70–80, 12 contributors) is surely ahead of every other pairing" in found.sentence
+    )
+
+
+def test_it_names_a_leading_pair_that_the_intervals_do_not_order() -> None:
+    doc = view_doc(
+        [
+            ("a", 74.0, (68.0, 80.0), 12),
+            ("b", 72.0, (67.0, 78.0), 10),
+            ("c", 55.0, (50.0, 61.0), 5),
+            ("d", 50.0, (44.0, 60.0), 5),
+        ]
+    )
+    found = verdict(leaderboard_rows(doc), view="model")
+    assert found is not None and found.separated
+    assert found.leaders == ("a", "b")
+    assert "are surely ahead of every other model; between these 2 the intervals do not decide" in found.sentence
+
+
+def test_a_group_without_an_interval_keeps_any_leader_from_being_sure() -> None:
+    # One contributor: no interval, so nobody is surely above it, however far ahead the leader looks.
+    doc = view_doc([("a", 80.0, (75.0, 85.0), 20), ("b", 40.0, None, 1), ("c", 30.0, (25.0, 35.0), 6)])
+    found = verdict(leaderboard_rows(doc), view="family")
+    assert found is not None and not found.separated
+    assert found.contenders == 2 and found.best_supported == "a"
+    assert found.sentence.startswith("No family is surely ahead yet: 2 of the 3 families could be first")
+
+
+def test_it_says_when_only_one_group_is_ranked_and_nothing_when_none_is() -> None:
+    found = verdict(leaderboard_rows(view_doc([("a", 60.0, (50.0, 70.0), 4)])), view="model")
+    assert found is not None and found.leaders == ("a",)
+    assert found.sentence.startswith("Only one model is ranked so far: a (score 60.0")
+    assert verdict([], view="model") is None
+
+
+def test_a_rank_that_spans_the_whole_list_reads_not_separated() -> None:
+    doc = view_doc([("a", 70.0, (60.0, 80.0), 5), ("b", 60.0, None, 1), ("c", 40.0, (30.0, 45.0), 5)])
+    groups = doc["groups"]
+    assert [(g["rank"], g["rank_worst"]) for g in groups] == [(1, 2), (1, 3), (2, 3)]
+    assert [rank_text(g, len(groups)) for g in groups] == ["1–2", "not separated", "2–3"]
+    assert [row["rank_text"] for row in leaderboard_rows(doc)] == ["1–2", "not separated", "2–3"]

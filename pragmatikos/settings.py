@@ -88,6 +88,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz, before host validation: a container's health check asks on the app's own address.
+    "pragmatikos.health.HealthMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "pragmatikos.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",

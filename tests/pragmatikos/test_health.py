@@ -6,19 +6,17 @@ the machine's own Redis is never touched.
 
 import http.client
 import json
-import shutil
 import subprocess
 import time
 from collections.abc import Iterator
 from typing import Any
 
 import pytest
-import redis
 from django.test import Client
 
 from leaderboard.services import recompute_snapshot
 from tests.cycles.stored import make_contributor, make_cycles
-from tests.pipeline.workers import deployed_gunicorn, free_port
+from tests.pipeline.workers import deployed_gunicorn, own_redis_server
 
 
 def health_of(port: int, host: str) -> tuple[int, dict[str, str], dict[str, Any]]:
@@ -32,27 +30,8 @@ def health_of(port: int, host: str) -> tuple[int, dict[str, str], dict[str, Any]
 
 @pytest.fixture
 def own_redis() -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed")
-    port = free_port()
-    command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        probe = redis.Redis(port=port)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                probe.ping()
-                break
-            except redis.ConnectionError:
-                assert time.monotonic() < deadline, "redis-server did not answer within 10 s"
-                time.sleep(0.05)
-        yield port, server
-    finally:
-        if server.poll() is None:
-            server.terminate()
-            server.wait(timeout=10)
+    with own_redis_server() as server:
+        yield server
 
 
 @pytest.mark.django_db

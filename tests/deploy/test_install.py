@@ -21,9 +21,10 @@ def script_env(uv_dir: Path) -> dict[str, str]:
     return env
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The virtualenv deploy/install.sh made from deploy/wheels.sh's wheels."""
+    """The virtualenv deploy/install.sh made from deploy/wheels.sh's wheels: made once per session, since
+    pytest-django runs this module's transactional test apart from the other."""
     uv = shutil.which("uv", path=str(Path(sys.executable).parent)) or shutil.which("uv")
     if uv is None:
         pytest.skip("uv is not installed (make installs it into .venv)")

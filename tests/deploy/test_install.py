@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.pipeline.workers import REPO, child_database_env, deployed_gunicorn
+from tests.pipeline.workers import REPO, child_database_env, gunicorn_from
 
 
 def script_env(uv_dir: Path) -> dict[str, str]:
@@ -89,9 +89,8 @@ def test_the_installed_service_migrates_collects_and_serves_outside_the_checkout
     run_in(installed, tmp_path, "django-admin", "collectstatic", "--no-input", "-v", "0")
     assert (tmp_path / "static" / "pragmatikos.css").is_file()
 
-    with deployed_gunicorn(
-        python=str(installed / "bin" / "python"), cwd=tmp_path, **outside_env(tmp_path), ALLOWED_HOSTS="localhost"
-    ) as (port, log):
+    env = {**outside_env(tmp_path), "ALLOWED_HOSTS": "localhost"}
+    with gunicorn_from(str(installed / "bin" / "python"), tmp_path, env) as (port, log):
         answers = {}
         for path in ("/healthz", "/", "/data/", "/static/pragmatikos.css"):
             connection = http.client.HTTPConnection("127.0.0.1", port, timeout=10)

@@ -127,12 +127,17 @@ def free_port() -> int:
 
 
 @contextmanager
-def deployed_gunicorn(
-    *, python: str = sys.executable, cwd: Path | None = None, **env: str
-) -> Iterator[tuple[int, Path]]:
+def deployed_gunicorn(**env: str) -> Iterator[tuple[int, Path]]:
     """gunicorn as deployed (deploy/gunicorn.conf.py) on a free loopback port over this test's database:
-    (port, log file), once it answers; stopped after the block. `python` and `cwd` run it from another
-    installation (tests/deploy/test_install.py's virtualenv, outside the checkout)."""
+    (port, log file), once it answers; stopped after the block."""
+    with gunicorn_from(sys.executable, REPO, env) as running:
+        yield running
+
+
+@contextmanager
+def gunicorn_from(python: str, cwd: Path, env: dict[str, str]) -> Iterator[tuple[int, Path]]:
+    """deployed_gunicorn run by another installation's Python from `cwd` (tests/deploy/test_install.py's
+    virtualenv, outside the checkout)."""
     port = free_port()
     environment = {**child_database_env(), "GUNICORN_BIND": f"127.0.0.1:{port}", **env}
     with tempfile.TemporaryDirectory() as folder:
@@ -140,9 +145,7 @@ def deployed_gunicorn(
         with log.open("wb") as output:
             config = str(REPO / "deploy" / "gunicorn.conf.py")
             command = [python, "-m", "gunicorn", "-c", config, "pragmatikos.wsgi"]
-            process = subprocess.Popen(
-                command, cwd=cwd or REPO, env=environment, stdout=output, stderr=subprocess.STDOUT
-            )
+            process = subprocess.Popen(command, cwd=cwd, env=environment, stdout=output, stderr=subprocess.STDOUT)
             try:
                 deadline = time.monotonic() + 30
                 while True:

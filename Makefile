@@ -4,24 +4,40 @@ VENV := .venv
 BIN := $(VENV)/bin
 TEST_DATABASE_URL ?= postgresql://postgres@127.0.0.1:5432/pragmatikos
 TEST_REDIS_URL ?= redis://127.0.0.1:6379/1
+PORT ?= 8000
+# The installer itself; every package it installs comes from uv.lock.
+UV_VERSION := 0.13.9
+UV := $(BIN)/uv
 
-.PHONY: run test lint check bench-ingest bench-recompute bench-pages bench-downloads bench-load clean
+.PHONY: run test lint lock check bench-ingest bench-recompute bench-pages bench-downloads bench-load clean
 
-$(BIN)/activate:
+$(UV):
+	@echo "==> First run: a virtualenv in $(VENV) with the locked packages (uv.lock): a minute or two."
 	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet uv==$(UV_VERSION)
 
-$(VENV)/.installed: pyproject.toml recorder/pyproject.toml | $(BIN)/activate
-	$(BIN)/pip install --quiet --upgrade pip
-	$(BIN)/pip install --quiet -e '.[dev]' -e ./recorder
+# The service, the contract and the recorder (editable), with the dev tools, exactly as locked.
+# --inexact: keep pip and uv, which are not in the lock.
+$(VENV)/.installed: pyproject.toml contract/pyproject.toml recorder/pyproject.toml uv.lock | $(UV)
+	$(UV) sync --frozen --all-packages --inexact --quiet
 	touch $@
 
+# Newest versions within pyproject.toml's ranges; commit the new uv.lock with what it changed.
+lock: | $(UV)
+	$(UV) lock --upgrade
+
 run: $(VENV)/.installed
-	$(BIN)/python manage.py migrate --no-input
-	$(BIN)/python manage.py load_demo --if-empty
-	$(BIN)/python manage.py import_lab lab/data/akita --format akita
-	$(BIN)/python manage.py import_lab lab/data/aider_runs.jsonl --format aider
-	$(BIN)/python manage.py import_lab lab/data/swebench_pro_runs.jsonl --format swebench-pro
-	$(BIN)/python manage.py runserver 127.0.0.1:8000
+	@test -f var/pragmatikos.sqlite3 || echo "==> First run: database, demo data and lab imports under var/, a few minutes; later runs start at once."
+	@echo "==> Database tables"
+	@$(BIN)/python manage.py migrate --no-input -v 0
+	@echo "==> Demo data (3,000 cycles, scored once)"
+	@$(BIN)/python manage.py load_demo --if-empty
+	@echo "==> Lab results"
+	@$(BIN)/python manage.py import_lab lab/data/akita --format akita
+	@$(BIN)/python manage.py import_lab lab/data/aider_runs.jsonl --format aider
+	@$(BIN)/python manage.py import_lab lab/data/swebench_pro_runs.jsonl --format swebench-pro
+	@echo "==> Serving http://127.0.0.1:$(PORT)/ (make run PORT=... for another port)"
+	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check .

@@ -10,10 +10,16 @@ same run against the same server, drives page readers at the leaderboard, a pair
 comparison, the methodology and rankings.csv:
 
   1. alone (the baseline),
-  2. while DOWNLOADERS clients download /data/cycles.csv back to back.
+  2. while DOWNLOADERS clients download /data/cycles.csv.gz (the file, sendfile) back to back.
 
 Prints both phases' p50/p99, the ratio of the p99s and whether the p99 with downloads is
 within the goal (200 ms), and the downloads' count and throughput.
+
+Then it times one download of each representation of the cycles, each read whole by one
+client on loopback: cycles.csv.gz (the file as written: sendfile, the baseline), cycles.csv to
+a client that accepts gzip (the same bytes, Content-Encoding: gzip) and cycles.csv to one that
+does not (the file unpacked by the web process while it sends), with the ratio of each to the
+first. The last is the one that costs the web process CPU per byte.
 
 The Redis database of BENCH_REDIS_URL (default: REDIS_URL) is flushed before and after the run:
 give it one that is yours. The export directory is a temporary one, removed at the end.
@@ -80,7 +86,7 @@ class Downloads:
             read = 0
             try:
                 conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=120)
-                conn.request("GET", "/data/cycles.csv")
+                conn.request("GET", "/data/cycles.csv.gz")
                 response = conn.getresponse()
                 while chunk := response.read(1 << 20):
                     read += len(chunk)
@@ -152,12 +158,12 @@ def main() -> int:
 
         threads = ("-k", "gthread", "--threads", str(args.threads)) if args.threads > 1 else ()
         server, port = scratch.start_gunicorn(env, workers=args.workers, ready_path="/methodology/", extra=threads)
-        status, body = fetch(port, "/data/cycles.csv")
+        status, body = fetch(port, "/data/cycles.csv.gz")
         if status != 200 or body != written[0].read_bytes():
-            raise RuntimeError(f"/data/cycles.csv answered {status} with {len(body)} bytes")
+            raise RuntimeError(f"/data/cycles.csv.gz answered {status} with {len(body)} bytes")
         # A middle range through the server's sendfile path: exactly those bytes.
         conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
-        conn.request("GET", "/data/cycles.csv", headers={"Range": "bytes=1000-1999"})
+        conn.request("GET", "/data/cycles.csv.gz", headers={"Range": "bytes=1000-1999"})
         ranged = conn.getresponse()
         if ranged.status != 206 or ranged.read() != body[1000:2000]:
             raise RuntimeError(f"a Range request answered {ranged.status} with other bytes")
@@ -181,6 +187,12 @@ def main() -> int:
         alone = drive(port, Phase("pages alone", page_paths), clients=args.readers, seconds=args.seconds)
         with Downloads(port, args.downloaders) as downloads:
             loaded = drive(port, Phase("pages + downloads", page_paths), clients=args.readers, seconds=args.seconds)
+        representations = [
+            ("cycles.csv.gz (file)", "/data/cycles.csv.gz", {}),
+            ("cycles.csv, gzip-encoded", "/data/cycles.csv", {"Accept-Encoding": "gzip"}),
+            ("cycles.csv, unpacked", "/data/cycles.csv", {}),
+        ]
+        timed = [(name, *timed_download(port, path, headers)) for name, path, headers in representations]
     finally:
         scratch.tear_down(
             [server], redis_url=redis_url, admin_url=admin_url, database=scratch_name, folders=[export_dir]
@@ -208,8 +220,27 @@ def main() -> int:
         f"p99 with downloads / without: {p99_loaded / p99_alone:.2f}x "
         f"({p99_loaded:.1f} ms vs {p99_alone:.1f} ms; goal <= {GOAL_MS:.0f} ms: {verdict})"
     )
+    baseline = timed[0][1]
+    for name, seconds, size in timed:
+        ratio = seconds / baseline
+        print(f"one download of {name:26} {seconds:6.2f} s  {size / 1e6:7.1f} MB  {ratio:5.1f}x the file's")
     failed = alone.errors or loaded.errors or downloads.errors or not downloads.completed
     return 1 if failed else 0
+
+
+def timed_download(port: int, path: str, headers: dict[str, str]) -> tuple[float, int]:
+    """Seconds to read one whole answer (request to last byte) and its size in bytes as sent."""
+    started = time.perf_counter()
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=600)
+    conn.request("GET", path, headers=headers)
+    response = conn.getresponse()
+    size = 0
+    while chunk := response.read(1 << 20):
+        size += len(chunk)
+    conn.close()
+    if response.status != 200:
+        raise RuntimeError(f"{path} answered {response.status}")
+    return time.perf_counter() - started, size
 
 
 if __name__ == "__main__":

@@ -12,7 +12,7 @@ and a first snapshot. For --seconds, on loopback only:
     same rows, resent with `shipped` flipped and a new cost each time, each send with a later
     `generated` than any before it, so a resend is a real update; a few installs are retracted
     midway (later sends to them must answer 410);
-  * DOWNLOADERS clients download /data/cycles.csv (the worker writes it per snapshot);
+  * DOWNLOADERS clients download /data/cycles.csv.gz (the worker writes it per snapshot);
   * READERS clients read /, /pairing/, /compare/, /api/v1/pool.json and /lab/.
 
 Then, for --abuse-seconds, an abuse phase: the same load again, and beside it ABUSERS threads each
@@ -254,15 +254,15 @@ class Load:
             read = 0
             try:
                 conn = self.connection()
-                conn.request("GET", "/data/cycles.csv")
+                conn.request("GET", "/data/cycles.csv.gz")
                 response = conn.getresponse()
                 while chunk := response.read(1 << 20):
                     read += len(chunk)
                 conn.close()
             except (OSError, http.client.HTTPException):
-                self.failed("GET /data/cycles.csv", started)
+                self.failed("GET /data/cycles.csv.gz", started)
                 continue
-            self.tally.record("GET /data/cycles.csv", str(response.status), time.perf_counter() - started)
+            self.tally.record("GET /data/cycles.csv.gz", str(response.status), time.perf_counter() - started)
             if response.status == 503:
                 # The next snapshot's file is being written: wait as a client honouring Retry-After would, briefly.
                 self.stop_wait(1.0)

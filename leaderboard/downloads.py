@@ -4,19 +4,34 @@ A CSV's first line is its header and nothing else, so the as-of time and snapsho
 in the response headers (X-As-Of, X-Snapshot) and in the file name, never inside the file.
 rankings.csv, like the pages, carries an ETag of the snapshot and URL and answers 304 to it.
 
-cycles.csv is the gzip file the worker wrote for the newest snapshot (leaderboard/exports.py),
-sent as it is: the server can hand it to sendfile, and this process does no work per row.
-While the newest snapshot's file is being written the previous one is sent. It answers Range
-requests (one range: 206, or 416 outside the file) so a broken download resumes, and
-If-None-Match with 304. Before the first file exists, or while a retraction is newer than
-the file, it answers 503 with Retry-After: the file is never built here.
+The cycles come from the gzip file the worker wrote for the newest snapshot (leaderboard/exports.py),
+in two representations. cycles.csv.gz is the file as written (application/gzip). cycles.csv is
+text/csv: to a client that accepts gzip the same bytes are sent with Content-Encoding: gzip (the
+client unpacks them; the server can hand the file to sendfile and does no work per row); to one
+that does not (curl without --compressed, Python's urllib, pandas.read_csv) the file is unpacked
+while it is sent. Each representation has its own ETag, and the response to cycles.csv varies on
+Accept-Encoding. The gzip bytes answer Range requests (one range: 206, or 416 outside the file)
+so a broken download resumes; the unpacked stream has no length known in advance and answers
+every request whole. Both answer If-None-Match with 304. While the newest snapshot's file is
+being written the previous one is sent. Before the first file exists, or while a retraction is
+newer than the file, it answers 503 with Retry-After: the file is never built here.
 """
 
 import csv
+import gzip
+import io
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import IO, Any
 
-from django.http import FileResponse, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
+from django.http import (
+    FileResponse,
+    HttpRequest,
+    HttpResponse,
+    HttpResponseBase,
+    HttpResponseNotModified,
+    StreamingHttpResponse,
+)
 from django.utils import timezone
 from django.utils.http import http_date, parse_etags
 from django.views.decorators.http import require_safe
@@ -29,6 +44,53 @@ from scoring.shapes import PAIRING_VIEWS
 
 # How soon to ask again while the newest snapshot's export is being written.
 EXPORT_RETRY_SECONDS = 30
+# Bytes of unpacked CSV per chunk of the plain cycles.csv stream.
+UNPACKED_CHUNK_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class Representation:
+    """One way of sending the export: its media type, encoding, ETag suffix and file name suffix.
+
+    `packed` is whether the bytes sent are the file's own (so Range and sendfile apply)."""
+
+    name: str
+    content_type: str
+    content_encoding: str | None
+    suffix: str
+    packed: bool
+    varies: bool
+
+    def etag(self, export: "exports.Export") -> str:
+        return export.etag if self.name == "gz" else f'{export.etag[:-1]}-{self.name}"'
+
+
+GZIP_FILE = Representation("gz", "application/gzip", None, "csv.gz", packed=True, varies=False)
+CSV_GZIP_ENCODED = Representation("gzip", "text/csv; charset=utf-8", "gzip", "csv", packed=True, varies=True)
+CSV_PLAIN = Representation("identity", "text/csv; charset=utf-8", None, "csv", packed=False, varies=True)
+
+
+def accepts_gzip(header: str) -> bool:
+    """Whether an Accept-Encoding header takes gzip (RFC 9110 section 12.5.3): named, or `*`, with q > 0.
+
+    No header at all is read as identity only: a client that says nothing gets plain text."""
+    weights: dict[str, float] = {}
+    for item in header.split(","):
+        coding, *params = (part.strip() for part in item.split(";"))
+        weight = 1.0
+        for param in params:
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "q":
+                try:
+                    weight = float(value)
+                except ValueError:
+                    weight = 0.0
+        if coding:
+            weights[coding.lower()] = weight
+    for coding in ("gzip", "x-gzip", "*"):
+        if coding in weights:
+            return weights[coding] > 0
+    return False
 
 
 def _stamp(response: HttpResponseBase, *, snapshot_id: int, kind: str, as_of: Any = None, suffix: str = "csv") -> None:
@@ -115,6 +177,18 @@ def _range_applies(request: HttpRequest, etag: str) -> bool:
 
 @require_safe
 def cycles_csv(request: HttpRequest) -> HttpResponseBase:
+    gzip_ok = accepts_gzip(request.headers.get("Accept-Encoding", ""))
+    response = _cycles_download(request, CSV_GZIP_ENCODED if gzip_ok else CSV_PLAIN)
+    response["Vary"] = "Accept-Encoding"
+    return response
+
+
+@require_safe
+def cycles_csv_gz(request: HttpRequest) -> HttpResponseBase:
+    return _cycles_download(request, GZIP_FILE)
+
+
+def _cycles_download(request: HttpRequest, representation: Representation) -> HttpResponseBase:
     _, snapshot_id = serving_snapshot()
     found = exports.opened_export(snapshot_id) if snapshot_id else None
     if found is None:
@@ -124,29 +198,60 @@ def cycles_csv(request: HttpRequest) -> HttpResponseBase:
         if exports.retracted_since(export):
             handle.close()
             return export_unavailable()
-        return _file_response(request, export, handle)
+        if representation.packed:
+            return _file_response(request, export, handle, representation)
+        return _unpacked_response(request, export, handle)
     except BaseException:
         handle.close()
         raise
 
 
-def _file_response(request: HttpRequest, export: exports.Export, handle: IO[bytes]) -> HttpResponseBase:
+def _unchanged(request: HttpRequest, export: exports.Export, representation: Representation) -> HttpResponseBase | None:
     # Weak comparison, as RFC 9110 asks for If-None-Match.
     offered = {tag.removeprefix("W/") for tag in parse_etags(request.headers.get("If-None-Match", ""))}
-    if export.etag in offered or "*" in offered:
+    if representation.etag(export) not in offered and "*" not in offered:
+        return None
+    unchanged = HttpResponseNotModified()
+    _file_headers(unchanged, export, representation)
+    return unchanged
+
+
+def _unpacked_response(request: HttpRequest, export: exports.Export, handle: IO[bytes]) -> HttpResponseBase:
+    unchanged = _unchanged(request, export, CSV_PLAIN)
+    if unchanged is not None:
         handle.close()
-        unchanged = HttpResponseNotModified()
-        _file_headers(unchanged, export)
         return unchanged
+    response = StreamingHttpResponse(_unpacked(handle), content_type=CSV_PLAIN.content_type)
+    _file_headers(response, export, CSV_PLAIN)
+    return response
+
+
+def _unpacked(handle: IO[bytes]) -> Iterator[bytes]:
+    try:
+        with gzip.GzipFile(fileobj=handle, mode="rb") as unpacking:
+            while chunk := unpacking.read(UNPACKED_CHUNK_BYTES):
+                yield chunk
+    finally:
+        handle.close()
+
+
+def _file_response(
+    request: HttpRequest, export: exports.Export, handle: IO[bytes], representation: Representation
+) -> HttpResponseBase:
+    unchanged = _unchanged(request, export, representation)
+    if unchanged is not None:
+        handle.close()
+        return unchanged
+    etag = representation.etag(export)
     # If-Range comes first: a range of another file is no range of this one (the whole file is sent).
-    ranged = "Range" in request.headers and _range_applies(request, export.etag)
+    ranged = "Range" in request.headers and _range_applies(request, etag)
     try:
         wanted = requested_range(request.headers["Range"], export.size) if ranged else None
     except Unsatisfiable:
         handle.close()
         refused = HttpResponse(status=416)
         refused["Content-Range"] = f"bytes */{export.size}"
-        _file_headers(refused, export)
+        _file_headers(refused, export, representation)
         return refused
     response: FileResponse
     if wanted is not None:
@@ -157,16 +262,18 @@ def _file_response(request: HttpRequest, export: exports.Export, handle: IO[byte
     else:
         response = FileResponse(handle)
         response["Content-Length"] = str(export.size)
-    response["Content-Type"] = "application/gzip"
-    _file_headers(response, export)
+    response["Content-Type"] = representation.content_type
+    if representation.content_encoding:
+        response["Content-Encoding"] = representation.content_encoding
+    _file_headers(response, export, representation)
     return response
 
 
-def _file_headers(response: HttpResponseBase, export: exports.Export) -> None:
-    _stamp(response, snapshot_id=export.snapshot_id, kind="cycles", as_of=export.as_of, suffix="csv.gz")
-    response["ETag"] = export.etag
+def _file_headers(response: HttpResponseBase, export: exports.Export, representation: Representation) -> None:
+    _stamp(response, snapshot_id=export.snapshot_id, kind="cycles", as_of=export.as_of, suffix=representation.suffix)
+    response["ETag"] = representation.etag(export)
     response["Last-Modified"] = http_date(export.as_of_ns // 1_000_000_000)
-    response["Accept-Ranges"] = "bytes"
+    response["Accept-Ranges"] = "bytes" if representation.packed else "none"
     # Kept, but asked about again each time: once a retraction or a new snapshot replaces the
     # file, no cache goes on handing out the old one.
     response["Cache-Control"] = "no-cache"
@@ -220,6 +327,36 @@ def ranking_rows(view: str, view_doc: dict[str, Any]) -> Iterator[list[Any]]:
         yield row
 
 
+def rankings_body(view: str, view_doc: dict[str, Any]) -> bytes:
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(ranking_columns())
+    writer.writerows(["" if value is None else value for value in row] for row in ranking_rows(view, view_doc))
+    return out.getvalue().encode()
+
+
+@dataclass(frozen=True)
+class CyclesSizes:
+    """The newest cycles export's sizes for the Data page: the gzip file's, and the CSV's once unpacked."""
+
+    etag: str
+    packed: int
+    unpacked: int
+
+
+def cycles_sizes(snapshot_id: int) -> CyclesSizes | None:
+    found = exports.opened_export(snapshot_id) if snapshot_id else None
+    if found is None:
+        return None
+    export, handle = found
+    with handle:
+        # gzip's trailer ends with the unpacked length modulo 2**32 (RFC 1952): exact for the
+        # one-member files the export writes while they unpack to under 4 GiB.
+        handle.seek(-4, io.SEEK_END)
+        unpacked = int.from_bytes(handle.read(4), "little")
+    return CyclesSizes(etag=export.etag, packed=export.size, unpacked=unpacked)
+
+
 @require_safe
 def rankings_csv(request: HttpRequest) -> HttpResponse:
     view = chosen_view(request)
@@ -237,10 +374,7 @@ def rankings_csv(request: HttpRequest) -> HttpResponse:
     if snapshot is None:
         return not_found_page("Nothing is ranked yet.")
     view_doc = (snapshot.document.get("views") or {}).get(view) or {}
-    response = HttpResponse(content_type="text/csv; charset=utf-8")
-    writer = csv.writer(response)
-    writer.writerow(ranking_columns())
-    writer.writerows(["" if value is None else value for value in row] for row in ranking_rows(view, view_doc))
+    response = HttpResponse(rankings_body(view, view_doc), content_type="text/csv; charset=utf-8")
     _stamp(response, snapshot_id=snapshot.id, kind=f"rankings-{view}")
     mark_cacheable(response, etag)
     return response

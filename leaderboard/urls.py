@@ -11,5 +11,6 @@ urlpatterns = [
     path("contribute/retract/", views.retract_form, name="retract-form"),
     path("data/", views.data, name="data"),
     path("data/cycles.csv", downloads.cycles_csv, name="cycles-csv"),
+    path("data/cycles.csv.gz", downloads.cycles_csv_gz, name="cycles-csv-gz"),
     path("data/rankings.csv", downloads.rankings_csv, name="rankings-csv"),
 ]

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST, require_safe
 from ingest.contract import parse_install
 from ingest.services import retract
 from ingest.throttles import ThrottleUnavailableError, address_digest, address_wait
-from leaderboard import contexts, presenters, selectors, services, words
+from leaderboard import contexts, downloads, presenters, selectors, services, words
 from leaderboard.caching import Lazy, Published, cached_page, published_snapshot, serving_snapshot
 from leaderboard.http import NotFound, chosen_view, not_found_page, param, render_page
 from leaderboard.windows import Window, read_window
@@ -132,28 +132,39 @@ def compare(request: HttpRequest) -> HttpResponse:
     return cached_page(request, "compare", (view, label_a, label_b), build)
 
 
-def words_page(template: str, page: str) -> Callable[[HttpRequest], HttpResponse]:
-    """A page of words about the method or the data, with the newest snapshot's numbers in it."""
+def words_page(template: str, page: str, with_downloads: bool = False) -> Callable[[HttpRequest], HttpResponse]:
+    """A page of words about the method or the data, with the newest snapshot's numbers in it
+    (and, for the data page, the size of each download)."""
 
     @require_safe
     def view(request: HttpRequest) -> HttpResponse:
+        # The cycles file is written after its snapshot is published: its tag is part of the page's key.
+        cycles = downloads.cycles_sizes(serving_snapshot()[1]) if with_downloads else None
+
         def build(load: Lazy) -> HttpResponse:
-            context = contexts.words_context(load())
+            snapshot = load()
+            context = contexts.words_context(snapshot)
             if not context["meta"]:
                 # Nothing published yet: the method's numbers as the next recompute will use them.
                 context["method"] = contexts.method_numbers(selectors.configured_method())
+            if with_downloads:
+                context["cycles_sizes"] = cycles
+                context["ranking_sizes"] = {
+                    view: len(downloads.rankings_body(view, view_doc))
+                    for view, view_doc in ((snapshot.document.get("views") or {}) if snapshot else {}).items()
+                }
             return render_page(template, context)
 
-        # Nothing of the request but the page chooses it: the page names no address of this service, so
-        # the Host header (whose port is the client's to choose) never makes a copy of its own.
-        return cached_page(request, page, (), build)
+        # Nothing of the request but the page and its file choose it: the page names no address of this
+        # service, so the Host header (whose port is the client's to choose) never makes a copy of its own.
+        return cached_page(request, page, (cycles.etag if cycles else "",), build)
 
     view.__name__ = page
     return view
 
 
 methodology = words_page("leaderboard/methodology.html", "methodology")
-data = words_page("leaderboard/data.html", "data")
+data = words_page("leaderboard/data.html", "data", with_downloads=True)
 
 
 def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:

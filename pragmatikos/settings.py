@@ -12,6 +12,12 @@ from urllib.parse import unquote, urlsplit
 from django.core.exceptions import ImproperlyConfigured
 
 BASE_DIR = Path(__file__).resolve().parent.parent
+# In a checkout the templates and static files sit beside the code and the state (var/, staticfiles/)
+# in it; installed from the wheel (`pip install .`, the image) the first two are inside this package
+# and the state goes under the working directory.
+CHECKOUT = (BASE_DIR / "manage.py").is_file()
+SITE_FILES_DIR = BASE_DIR if CHECKOUT else Path(__file__).resolve().parent
+STATE_DIR = BASE_DIR if CHECKOUT else Path.cwd()
 DEVELOPMENT_SECRET_KEY = "development-only-key-never-use-in-production"  # noqa: S105
 
 
@@ -101,6 +107,8 @@ INSTALLED_APPS = [
 ]
 
 MIDDLEWARE = [
+    # /healthz, before host validation: a container's health check asks on the app's own address.
+    "pragmatikos.health.HealthMiddleware",
     "django.middleware.security.SecurityMiddleware",
     "pragmatikos.security.ContentSecurityPolicyMiddleware",
     "whitenoise.middleware.WhiteNoiseMiddleware",
@@ -116,15 +124,15 @@ WSGI_APPLICATION = "pragmatikos.wsgi.application"
 TEMPLATES = [
     {
         "BACKEND": "django.template.backends.django.DjangoTemplates",
-        "DIRS": [BASE_DIR / "templates"],
+        "DIRS": [SITE_FILES_DIR / "templates"],
         "APP_DIRS": True,
         "OPTIONS": {"context_processors": ["django.template.context_processors.request"]},
     }
 ]
 
 if EMBEDDED:
-    (BASE_DIR / "var").mkdir(exist_ok=True)
-    DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": BASE_DIR / "var" / "pragmatikos.sqlite3"}}
+    (STATE_DIR / "var").mkdir(exist_ok=True)
+    DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": STATE_DIR / "var" / "pragmatikos.sqlite3"}}
 else:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
@@ -230,15 +238,15 @@ except re.error as exc:
 
 # Where the worker writes cycles.csv once per snapshot (leaderboard/exports.py); the web process
 # serves it from here, so both must see the same directory.
-EXPORT_DIR = Path(envstr("EXPORT_DIR", str(BASE_DIR / "var" / "exports")))
+EXPORT_DIR = Path(envstr("EXPORT_DIR", str(STATE_DIR / "var" / "exports")))
 
 STATIC_URL = "static/"
-STATIC_ROOT = BASE_DIR / "staticfiles"
-STATICFILES_DIRS = [BASE_DIR / "static"]
+STATIC_ROOT = Path(envstr("STATIC_ROOT", str(STATE_DIR / "staticfiles")))
+STATICFILES_DIRS = [SITE_FILES_DIR / "static"]
 # Serve straight from the source folders too, so a checkout needs no collectstatic step.
 WHITENOISE_USE_FINDERS = True
 # Files browsers ask for at the site's root (/favicon.ico), served by WhiteNoise as they are.
-WHITENOISE_ROOT = BASE_DIR / "static" / "root"
+WHITENOISE_ROOT = SITE_FILES_DIR / "static" / "root"
 
 USE_TZ = True
 TIME_ZONE = "UTC"

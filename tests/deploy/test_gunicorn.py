@@ -2,7 +2,7 @@
 
 What is checked here is the app server alone: its logs carry no client address, HSTS is
 sent behind the TLS proxy, and threads keep serving while slow clients hold others. The
-proxy in front (deploy/Caddyfile) cannot run here; see the README for what it adds.
+proxy in front (deploy/Caddyfile) runs in tests/deploy/test_proxy.py.
 """
 
 import http.client

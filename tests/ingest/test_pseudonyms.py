@@ -31,7 +31,7 @@ def exported_pseudonyms(client: Client) -> list[str]:
     assert exports.write_cycles_export(snapshot_id=snapshot.id) is not None
     caching.bump_generation()  # what the publish's commit hooks do, so the download serves it
     caching.forget_local_pages()
-    response: Any = client.get("/data/cycles.csv")
+    response: Any = client.get("/data/cycles.csv.gz")
     assert response.status_code == 200
     assert response["X-Snapshot"] == str(snapshot.id)
     body = gzip.decompress(b"".join(response.streaming_content)).decode()

@@ -53,11 +53,11 @@ def test_it_serves_every_page_and_download_with_the_cache_unreachable(
 def test_it_sends_the_cycles_export_with_the_cache_unreachable(
     demo_snapshot: Snapshot, unreachable_cache: None, client: Client
 ) -> None:
-    before = client.get("/data/cycles.csv")
+    before = client.get("/data/cycles.csv.gz")
     assert before.status_code == 503 and int(before["Retry-After"]) > 0, "503 before the first export, not 500"
     export = exports.write_cycles_export(snapshot_id=demo_snapshot.id)
     assert export is not None
-    response = client.get("/data/cycles.csv")
+    response = client.get("/data/cycles.csv.gz")
     assert response.status_code == 200
     assert response["X-Snapshot"] == str(demo_snapshot.id)
     assert b"".join(response.streaming_content) == export.path.read_bytes()  # type: ignore[attr-defined]

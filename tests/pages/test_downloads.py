@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from django.template.defaultfilters import filesizeformat
 from django.test import Client, RequestFactory
 from django.utils import timezone
 
@@ -48,7 +49,7 @@ def publish() -> Snapshot:
 
 
 def downloaded_rows(client: Client) -> list[dict[str, str]]:
-    response = client.get("/data/cycles.csv")
+    response = client.get("/data/cycles.csv.gz")
     assert response.status_code == 200
     return read_csv(gzip.decompress(body_of(response)))
 
@@ -61,19 +62,19 @@ def typed(row: dict[str, str]) -> dict[str, object]:
 def test_it_answers_503_with_retry_after_until_the_worker_has_written_the_export(
     demo_snapshot: Snapshot, client: Client, settings: Any
 ) -> None:
-    response = client.get("/data/cycles.csv")
+    response = client.get("/data/cycles.csv.gz")
     assert response.status_code == 503
     assert int(response["Retry-After"]) > 0
     assert "being written" in response.content.decode()
     # The web process never builds it.
     assert not Path(settings.EXPORT_DIR).exists() or not any(Path(settings.EXPORT_DIR).iterdir())
     exported(demo_snapshot)
-    assert client.get("/data/cycles.csv").status_code == 200
+    assert client.get("/data/cycles.csv.gz").status_code == 200
 
 
 def test_it_serves_every_cycle_with_pseudonyms_as_a_gzip_file(demo_snapshot: Snapshot, client: Client) -> None:
     export = exported(demo_snapshot)
-    response = client.get("/data/cycles.csv")
+    response = client.get("/data/cycles.csv.gz")
     assert response.status_code == 200
     assert response["Content-Type"] == "application/gzip"
     assert int(response["Content-Length"]) == export.size == export.path.stat().st_size
@@ -115,7 +116,7 @@ def test_it_matches_each_row_to_its_stored_cycle(demo_snapshot: Snapshot, client
 
 def test_it_publishes_no_hash_key_or_time_of_arrival(demo_snapshot: Snapshot, client: Client) -> None:
     exported(demo_snapshot)
-    body = gzip.decompress(body_of(client.get("/data/cycles.csv"))).decode()
+    body = gzip.decompress(body_of(client.get("/data/cycles.csv.gz"))).decode()
     header = body.split("\n", 1)[0]
     for private in ("install", "hash", "cycle_key", "received_at", "generated"):
         assert private not in header
@@ -135,12 +136,12 @@ def test_it_stops_serving_a_retracted_contributor_at_once_and_drops_them_from_th
     Cycle.objects.filter(contributor=retracted).delete()
 
     # The file was read before the retraction: it is not sent again.
-    refused = client.get("/data/cycles.csv")
+    refused = client.get("/data/cycles.csv.gz")
     assert refused.status_code == 503 and int(refused["Retry-After"]) > 0
 
     # The recompute the retraction queued publishes; the worker writes its export.
     newer = publish()
-    assert client.get("/data/cycles.csv").status_code == 503, "not the old file while the new one is written"
+    assert client.get("/data/cycles.csv.gz").status_code == 503, "not the old file while the new one is written"
     exported(newer)
     rows = downloaded_rows(client)
     assert retracted.pseudonym not in {row["contributor"] for row in rows}
@@ -158,7 +159,7 @@ def test_a_new_install_that_contributes_and_retracts_before_any_recompute_leaves
     assert contributed.status_code == 202
     assert Api(client).retract(str(install)).status_code == 200
 
-    served = client.get("/data/cycles.csv")
+    served = client.get("/data/cycles.csv.gz")
 
     assert served.status_code == 200
     assert served["ETag"] == export.etag
@@ -177,7 +178,7 @@ def test_a_retraction_the_file_holds_but_no_snapshot_saw_is_written_out_by_the_r
     pseudonym = Contributor.objects.get(install_hash=install_hash(install)).pseudonym
     assert pseudonym in {row["contributor"] for row in downloaded_rows(client)}
     assert Api(client).retract(str(install)).status_code == 200
-    assert client.get("/data/cycles.csv").status_code == 503
+    assert client.get("/data/cycles.csv.gz").status_code == 503
 
     assert services.recompute_snapshot() is None  # the same pool as the demo snapshot scored
 
@@ -198,15 +199,15 @@ def test_it_leaves_out_cycles_of_retracted_contributors_still_stored(demo_snapsh
 
 def test_it_replaces_the_export_on_the_next_snapshot(demo_snapshot: Snapshot, client: Client) -> None:
     first = exported(demo_snapshot)
-    before = client.get("/data/cycles.csv")
+    before = client.get("/data/cycles.csv.gz")
     make_cycles(make_contributor(demo=True), count=40, seed=11)
     newer = publish()
     # While the worker writes the new snapshot's file, the previous one is sent, saying which it is.
-    meanwhile = client.get("/data/cycles.csv")
+    meanwhile = client.get("/data/cycles.csv.gz")
     assert meanwhile.status_code == 200
     assert (meanwhile["X-Snapshot"], meanwhile["ETag"]) == (str(demo_snapshot.id), first.etag)
     second = exported(newer)
-    after = client.get("/data/cycles.csv")
+    after = client.get("/data/cycles.csv.gz")
     assert (before["X-Snapshot"], after["X-Snapshot"]) == (str(demo_snapshot.id), str(newer.id))
     assert before["ETag"] != after["ETag"]
     assert len(read_csv(gzip.decompress(body_of(after)))) == demo_snapshot.cycles + 40
@@ -225,24 +226,24 @@ def test_it_writes_nothing_for_a_snapshot_that_is_no_longer_the_newest(demo_snap
 
 def test_it_writes_a_missing_export_on_the_beat_schedule(demo_snapshot: Snapshot, client: Client) -> None:
     # A worker that died between publishing and writing the export: the periodic task writes it.
-    assert client.get("/data/cycles.csv").status_code == 503
+    assert client.get("/data/cycles.csv.gz").status_code == 503
     tasks.scheduled_recompute()  # the pool is unchanged, so nothing new is published
     assert exports.newest_export(demo_snapshot.id) is not None
-    assert client.get("/data/cycles.csv")["X-Snapshot"] == str(demo_snapshot.id)
+    assert client.get("/data/cycles.csv.gz")["X-Snapshot"] == str(demo_snapshot.id)
 
 
 def test_it_answers_304_to_the_files_etag(demo_snapshot: Snapshot, client: Client) -> None:
     export = exported(demo_snapshot)
-    first = client.get("/data/cycles.csv")
+    first = client.get("/data/cycles.csv.gz")
     assert first["ETag"] == export.etag
     assert first["Cache-Control"] == "no-cache"
     for offered in (export.etag, f'"other", W/{export.etag}'):
-        again = client.get("/data/cycles.csv", HTTP_IF_NONE_MATCH=offered)
+        again = client.get("/data/cycles.csv.gz", HTTP_IF_NONE_MATCH=offered)
         assert again.status_code == 304
         assert again.content == b""
         assert again["ETag"] == export.etag
         assert again["X-Snapshot"] == str(demo_snapshot.id)
-    assert client.get("/data/cycles.csv", HTTP_IF_NONE_MATCH='"other"').status_code == 200
+    assert client.get("/data/cycles.csv.gz", HTTP_IF_NONE_MATCH='"other"').status_code == 200
 
 
 def test_it_answers_a_range_with_206_and_exactly_those_bytes(demo_snapshot: Snapshot, client: Client) -> None:
@@ -256,22 +257,22 @@ def test_it_answers_a_range_with_206_and_exactly_those_bytes(demo_snapshot: Snap
         (f"bytes=10-{size + 1000}", 10, size - 1),
         (f"bytes={size - 1}-{size - 1}", size - 1, size - 1),
     ):
-        response = client.get("/data/cycles.csv", HTTP_RANGE=header)
+        response = client.get("/data/cycles.csv.gz", HTTP_RANGE=header)
         assert response.status_code == 206, header
         assert response["Content-Range"] == f"bytes {first}-{last}/{size}", header
         assert int(response["Content-Length"]) == last - first + 1, header
         assert body_of(response) == whole[first : last + 1], header
         assert response["ETag"] == export.etag
     # A download resumed where it broke off comes out whole.
-    head = body_of(client.get("/data/cycles.csv", HTTP_RANGE="bytes=0-1000"))
-    rest = body_of(client.get("/data/cycles.csv", HTTP_RANGE="bytes=1001-", HTTP_IF_RANGE=export.etag))
+    head = body_of(client.get("/data/cycles.csv.gz", HTTP_RANGE="bytes=0-1000"))
+    rest = body_of(client.get("/data/cycles.csv.gz", HTTP_RANGE="bytes=1001-", HTTP_IF_RANGE=export.etag))
     assert gzip.decompress(head + rest) == gzip.decompress(whole)
 
 
 def test_it_answers_416_to_a_range_past_the_end(demo_snapshot: Snapshot, client: Client) -> None:
     export = exported(demo_snapshot)
     for header in (f"bytes={export.size}-", f"bytes={export.size + 5}-{export.size + 10}", "bytes=-0"):
-        response = client.get("/data/cycles.csv", HTTP_RANGE=header)
+        response = client.get("/data/cycles.csv.gz", HTTP_RANGE=header)
         assert response.status_code == 416, header
         assert response["Content-Range"] == f"bytes */{export.size}"
         assert response.content == b""
@@ -287,7 +288,7 @@ def test_it_sends_the_whole_file_for_ranges_it_does_not_serve(demo_snapshot: Sna
         {"HTTP_RANGE": "bytes=0-10", "HTTP_IF_RANGE": "Mon, 30 Nov 2026 00:00:00 GMT"},
         {"HTTP_RANGE": f"bytes={export.size}-", "HTTP_IF_RANGE": '"an-older-file"'},  # not 416: not this file
     ):
-        response = client.get("/data/cycles.csv", **headers)  # type: ignore[arg-type]
+        response = client.get("/data/cycles.csv.gz", **headers)  # type: ignore[arg-type]
         assert response.status_code == 200, headers
         assert body_of(response) == export.path.read_bytes()
 
@@ -328,11 +329,11 @@ def test_it_costs_the_web_process_no_work_per_row(
 ) -> None:
     export = exported(demo_snapshot)
     with django_assert_max_num_queries(2):  # the newest snapshot's id, and whether anyone retracted since
-        body = body_of(client.get("/data/cycles.csv"))
+        body = body_of(client.get("/data/cycles.csv.gz"))
     assert body == export.path.read_bytes()  # the file as the worker wrote it, no row made here
     # What a WSGI server gets: the open file itself, which it can hand to sendfile(), whole or in part.
     for headers in ({}, {"HTTP_RANGE": "bytes=10-20"}):
-        response = downloads.cycles_csv(rf.get("/data/cycles.csv", **headers))  # type: ignore[arg-type]
+        response = downloads.cycles_csv_gz(rf.get("/data/cycles.csv.gz", **headers))  # type: ignore[arg-type]
         streamed = response.file_to_stream  # type: ignore[attr-defined]
         try:
             assert os.path.samestat(os.fstat(streamed.fileno()), export.path.stat())
@@ -342,17 +343,31 @@ def test_it_costs_the_web_process_no_work_per_row(
 
 def test_it_states_the_snapshot_and_as_of_time(demo_snapshot: Snapshot, client: Client) -> None:
     export = exported(demo_snapshot)
-    for path in ("/data/cycles.csv", "/data/rankings.csv?view=model"):
+    for path in ("/data/cycles.csv.gz", "/data/rankings.csv?view=model"):
         response = client.get(path)
         assert response["X-Snapshot"] == str(demo_snapshot.id)
         assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ", response["X-As-Of"])
         assert f"snapshot-{demo_snapshot.id}-" in response["Content-Disposition"]
-    cycles = client.get("/data/cycles.csv")
+    cycles = client.get("/data/cycles.csv.gz")
     assert cycles["X-As-Of"] == export.as_of.replace(microsecond=0).isoformat().replace("+00:00", "Z")
     html = client.get("/data/").content.decode()
     assert f"As of snapshot <strong>{demo_snapshot.id}</strong>" in html
-    for link in ("/data/cycles.csv", "/data/rankings.csv?view=modelCombo", "/api/v1/pool.json"):
+    for link in ("/data/cycles.csv", "/data/cycles.csv.gz", "/data/rankings.csv?view=modelCombo", "/api/v1/pool.json"):
         assert f'href="{link}"' in html
+
+
+def test_the_data_page_lists_each_download_with_its_size(demo_snapshot: Snapshot, client: Client) -> None:
+    before = client.get("/data/").content.decode()
+    assert "being written" in before
+    export = exported(demo_snapshot)
+    html = client.get("/data/").content.decode()  # a new file: a new page, though the snapshot is the same
+
+    unpacked = len(gzip.decompress(export.path.read_bytes()))
+    assert f"cycles.csv</a> ({filesizeformat(unpacked)})" in html
+    assert f"cycles.csv.gz</a> ({filesizeformat(export.size)})" in html
+    for view in words.VIEW_TITLES:
+        size = len(client.get("/data/rankings.csv", {"view": view}).content)
+        assert f"rankings.csv?view={view}</a> ({filesizeformat(size)})" in html, view
 
 
 def written_peak(rows_per_contributor: int, contributors: int) -> tuple[int, int]:

@@ -42,7 +42,7 @@ def test_it_sends_cycles_csv_in_at_most_three_queries(
 ) -> None:
     exports.write_cycles_export(snapshot_id=demo_snapshot.id)
     with django_assert_max_num_queries(MAX_QUERIES):
-        response = client.get("/data/cycles.csv")
+        response = client.get("/data/cycles.csv.gz")
         body = gzip.decompress(b"".join(response.streaming_content))  # type: ignore[attr-defined]
     assert body.count(b"\n") == demo_snapshot.cycles + 1
 

@@ -26,14 +26,14 @@ def test_it_has_the_worker_write_the_export_after_a_contribution(client: Client)
     coordinator().take_pending()
     worker = start_worker()
     try:
-        assert client.get("/data/cycles.csv").status_code == 503  # nothing published yet
+        assert client.get("/data/cycles.csv.gz").status_code == 503  # nothing published yet
         response = client.post("/api/v1/contributions", envelope(12), content_type="application/json")
         assert response.status_code == 202, response.content
         deadline = time.monotonic() + 30
-        download = client.get("/data/cycles.csv")
+        download = client.get("/data/cycles.csv.gz")
         while download.status_code != 200 and time.monotonic() < deadline:
             time.sleep(0.25)
-            download = client.get("/data/cycles.csv")
+            download = client.get("/data/cycles.csv.gz")
         assert download.status_code == 200, "the worker wrote no export within 30 s"
     finally:
         worker.terminate()

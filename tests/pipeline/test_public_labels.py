@@ -44,14 +44,14 @@ def published_bodies(client: Client) -> list[str]:
             ("/data/rankings.csv", {"view": "modelCombo"}),
         )
     ]
-    download = client.get("/data/cycles.csv")
+    download = client.get("/data/cycles.csv.gz")
     assert download.status_code == 200
     bodies.append(gzip.decompress(b"".join(download.streaming_content)).decode())  # type: ignore[attr-defined]
     return bodies
 
 
 def downloaded(client: Client) -> list[dict[str, str]]:
-    response = client.get("/data/cycles.csv")
+    response = client.get("/data/cycles.csv.gz")
     return list(csv.DictReader(io.StringIO(gzip.decompress(b"".join(response.streaming_content)).decode())))  # type: ignore[attr-defined]
 
 

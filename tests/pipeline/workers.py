@@ -2,6 +2,7 @@
 
 import http.client
 import os
+import shutil
 import signal
 import socket
 import subprocess
@@ -13,6 +14,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
+import pytest
+import redis
 from django.conf import settings
 from django.db import connection
 
@@ -127,13 +130,22 @@ def free_port() -> int:
 def deployed_gunicorn(**env: str) -> Iterator[tuple[int, Path]]:
     """gunicorn as deployed (deploy/gunicorn.conf.py) on a free loopback port over this test's database:
     (port, log file), once it answers; stopped after the block."""
+    with gunicorn_from(sys.executable, REPO, env) as running:
+        yield running
+
+
+@contextmanager
+def gunicorn_from(python: str, cwd: Path, env: dict[str, str]) -> Iterator[tuple[int, Path]]:
+    """deployed_gunicorn run by another installation's Python from `cwd` (tests/deploy/test_install.py's
+    virtualenv, outside the checkout)."""
     port = free_port()
     environment = {**child_database_env(), "GUNICORN_BIND": f"127.0.0.1:{port}", **env}
     with tempfile.TemporaryDirectory() as folder:
         log = Path(folder) / "gunicorn.log"
         with log.open("wb") as output:
-            command = [sys.executable, "-m", "gunicorn", "-c", "deploy/gunicorn.conf.py", "pragmatikos.wsgi"]
-            process = subprocess.Popen(command, cwd=REPO, env=environment, stdout=output, stderr=subprocess.STDOUT)
+            config = str(REPO / "deploy" / "gunicorn.conf.py")
+            command = [python, "-m", "gunicorn", "-c", config, "pragmatikos.wsgi"]
+            process = subprocess.Popen(command, cwd=cwd, env=environment, stdout=output, stderr=subprocess.STDOUT)
             try:
                 deadline = time.monotonic() + 30
                 while True:
@@ -150,3 +162,28 @@ def deployed_gunicorn(**env: str) -> Iterator[tuple[int, Path]]:
                 yield port, log
             finally:
                 stop(process)
+
+
+@contextmanager
+def own_redis_server() -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
+    """A redis-server of the test's own on a free loopback port: (port, process), once it answers.
+    The test may stop it; it is stopped after the block. The machine's own Redis is never touched."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        pytest.skip("redis-server is not installed")
+    port = free_port()
+    command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        probe = redis.Redis(port=port)
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                probe.ping()
+                break
+            except redis.ConnectionError:
+                assert time.monotonic() < deadline, "redis-server did not answer within 10 s"
+                time.sleep(0.05)
+        yield port, server
+    finally:
+        stop(server)

@@ -195,10 +195,20 @@ def test_plain_http_redirects_to_https(proxy: Proxy) -> None:
 
 def test_a_body_over_the_cap_is_refused_with_413(proxy: Proxy) -> None:
     over = b"x" * (68 * 10**6 + 1)
-    status, _, _ = proxy.request(
-        "POST", "/api/v1/contributions", body=over, headers={"Content-Type": "application/json"}
-    )
-    assert status == 413
+    # Caddy answers 413 and closes while the client is still sending: on a busy machine the reset can reach
+    # the client before it reads the answer. A send cut that way is tried again; the 413 must be read once.
+    seen: list[object] = []
+    for _ in range(5):
+        try:
+            status, _, _ = proxy.request(
+                "POST", "/api/v1/contributions", body=over, headers={"Content-Type": "application/json"}
+            )
+        except (ConnectionError, ssl.SSLError) as cut:
+            seen.append(type(cut).__name__)
+            continue
+        seen.append(status)
+        break
+    assert seen[-1] == 413, seen
 
 
 def test_a_clients_own_x_forwarded_for_does_not_change_its_address(proxy: Proxy) -> None:

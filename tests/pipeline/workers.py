@@ -2,7 +2,6 @@
 
 import http.client
 import os
-import shutil
 import signal
 import socket
 import subprocess
@@ -14,8 +13,6 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO
 
-import pytest
-import redis
 from django.conf import settings
 from django.db import connection
 
@@ -24,6 +21,7 @@ from leaderboard.models import Snapshot
 from leaderboard.services import recompute_snapshot
 from pragmatikos.celery import app as celery_app
 from tests.cycles.stored import make_contributor, make_cycles
+from tests.redis_servers import OwnRedis
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -168,22 +166,8 @@ def gunicorn_from(python: str, cwd: Path, env: dict[str, str]) -> Iterator[tuple
 def own_redis_server() -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
     """A redis-server of the test's own on a free loopback port: (port, process), once it answers.
     The test may stop it; it is stopped after the block. The machine's own Redis is never touched."""
-    binary = shutil.which("redis-server")
-    if binary is None:
-        pytest.skip("redis-server is not installed")
-    port = free_port()
-    command = [binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = OwnRedis()
     try:
-        probe = redis.Redis(port=port)
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                probe.ping()
-                break
-            except redis.ConnectionError:
-                assert time.monotonic() < deadline, "redis-server did not answer within 10 s"
-                time.sleep(0.05)
-        yield port, server
+        yield server.port, server.process
     finally:
-        stop(server)
+        server.close()

@@ -67,7 +67,7 @@ sys.path.insert(0, str(REPO))
 from bench import scratch  # noqa: E402
 from bench.downloads import load_cycles, manage  # noqa: E402
 from bench.pages import compare_path, fetch  # noqa: E402
-from ingest.keys import install_hash  # noqa: E402
+from core.keys import install_hash  # noqa: E402
 from tests.cycles.wire import envelope, wire_cycle  # noqa: E402
 
 CONTRIBUTE = "/api/v1/contributions?atomic=1"
@@ -526,7 +526,7 @@ def main() -> int:
         manage(env, "migrate", "--no-input", "-v", "0")
         load_cycles(scratch_url, args.cycles, contributors=60)
         manage(env, "recompute", "--force")
-        manage(env, "shell", "-c", "from leaderboard import services; services.export_newest_cycles()")
+        manage(env, "shell", "-c", "from rankings import services; services.export_newest_cycles()")
         config = ("-c", str(REPO / "deploy" / "gunicorn.conf.py"), "--error-logfile", str(workdir / "gunicorn.log"))
         server, port = scratch.start_gunicorn(env, workers=2, ready_path="/methodology/", extra=config)
         worker = start_worker({**env, "LOG_LEVEL": "INFO"}, workdir / "worker.log")

@@ -126,7 +126,7 @@ def measure(resamples: int) -> dict[str, float]:
     django.setup()
     from dataclasses import replace
 
-    from leaderboard.selectors import cycles_frame, scoring_config
+    from rankings.selectors import cycles_frame, scoring_config
     from scoring import enrich_document, score_pool
     from scoring.bootstrap import bootstrap_scores, view_rng
     from scoring.document import prepare, score_view
@@ -176,7 +176,7 @@ def measure(resamples: int) -> dict[str, float]:
     # production: timed apart and taken off.
     from django.core.cache import cache
 
-    from leaderboard.services import recompute_snapshot, warm_windows
+    from rankings.services import recompute_snapshot, warm_windows
 
     started = time.perf_counter()
     snapshot = recompute_snapshot(force=True)

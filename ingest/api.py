@@ -19,6 +19,7 @@ from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import api_error
+from core.throttles import AddressRateThrottle, BodiesInFlightError, InstallRateThrottle, body_budget
 from ingest import openapi, serializers
 from ingest.columns import SCHEMA_3_COLUMNS
 from ingest.contract import (
@@ -34,7 +35,6 @@ from ingest.hooks import newest_snapshot_id
 from ingest.models import install_hash
 from ingest.selectors import pool_counts
 from ingest.services import InstallRetractedError, contribute, preview, retract
-from ingest.throttles import AddressRateThrottle, BodiesInFlightError, InstallRateThrottle, body_budget
 
 MAX_ERRORS_LISTED = MAX_ERRORS
 RETRACTED_SENTENCE = "This install has retracted its contributions; nothing more is accepted from it."

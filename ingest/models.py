@@ -1,7 +1,7 @@
 from django.db import connections, models, transaction
 from django.db.models import Exists, Max, Q
 
-from ingest.keys import install_hash  # noqa: F401  (re-exported: callers name it with the models)
+from core.keys import install_hash  # noqa: F401  (re-exported: callers name it with the models)
 
 # The key of the PostgreSQL advisory lock that serializes handing out contributor numbers.
 NUMBERING_LOCK = 0x70726167  # "prag"

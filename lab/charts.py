@@ -1,4 +1,4 @@
-"""The lab's SVG charts, drawn the way leaderboard.charts draws: <title> and <desc>, all text escaped."""
+"""The lab's SVG charts, drawn the way pages.charts draws: <title> and <desc>, all text escaped."""
 
 import math
 from collections.abc import Sequence

@@ -16,12 +16,12 @@ from typing import Final
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
+from core import soft_cache
+from core.http import not_found_page, param
 from lab import selectors
 from lab.models import LabSource
 from lab.services import SOURCE_NAME
 from lab.summary import Row, summary_rows
-from leaderboard import soft_cache
-from leaderboard.http import not_found_page, param
 
 # Kept in the shared cache until the lab changes (a new generation names new keys) or for this long.
 DOWNLOAD_SECONDS: Final = 24 * 3600

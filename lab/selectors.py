@@ -6,11 +6,11 @@ from typing import Any
 
 from django.db.models import QuerySet
 
+from core.page_cache import Published, cache_generation
 from lab.models import LabRun, LabSource, ModelAlias
 from lab.names import canonical_model
 from lab.services import LAB_GENERATION_KEY
 from lab.summary import Run
-from leaderboard.caching import Published, cache_generation
 
 
 def lab_generation() -> int:
@@ -92,7 +92,7 @@ class FieldRanking:
 
 
 def field_ranking(snapshot: Published | None) -> FieldRanking | None:
-    """The field's newest published ranking as this process holds it (leaderboard.caching), or None before the first."""
+    """The field's newest published ranking as this process holds it (core.page_cache), or None before the first."""
     if snapshot is None:
         return None
     document = snapshot.document

@@ -5,10 +5,10 @@ from dataclasses import dataclass, fields
 
 from django.db import transaction
 
+from core.page_cache import bump_generation
 from lab.importers import LabInputError, ParsedSource, RunRecord
 from lab.models import LabRun, LabSource, LabTask, ModelAlias
 from lab.names import normalise_model
-from leaderboard.caching import bump_generation
 
 # Bumped after every change to the lab tables: it is part of every lab page's cache key.
 LAB_GENERATION_KEY = "lab:generation"

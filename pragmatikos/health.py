@@ -23,7 +23,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from core.times import iso_z
-from leaderboard.models import Snapshot
+from rankings.models import Snapshot
 
 log = logging.getLogger(__name__)
 

@@ -102,7 +102,8 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "ingest",
-    "leaderboard",
+    "rankings",
+    "pages",
     "lab",
 ]
 
@@ -223,7 +224,7 @@ SCORING_SEED = envint("SCORING_SEED", 20260909)
 SCORING_FAMILY_PATTERN = envstr("SCORING_FAMILY_PATTERN", "")
 # A published name (model, effort, provider, harness, version) is shown only when this many counted
 # contributors sent it, a maintained list knows it or an operator allowed it; others are pooled as
-# "(other)" (scoring/public_labels.py, leaderboard/public_names.py). A contributor counts once seen on
+# "(other)" (scoring/public_labels.py, rankings/public_names.py). A contributor counts once seen on
 # two occasions this many hours apart: install ids cost nothing, time does.
 PUBLIC_LABEL_MIN_CONTRIBUTORS = envint("PUBLIC_LABEL_MIN_CONTRIBUTORS", 2)
 PUBLIC_LABEL_MIN_TENURE_HOURS = envint("PUBLIC_LABEL_MIN_TENURE_HOURS", 24)
@@ -236,7 +237,7 @@ try:
 except re.error as exc:
     raise ImproperlyConfigured(f"SCORING_FAMILY_PATTERN is not a regular expression: {exc}") from exc
 
-# Where the worker writes cycles.csv once per snapshot (leaderboard/exports.py); the web process
+# Where the worker writes cycles.csv once per snapshot (rankings/cycles_file.py); the web process
 # serves it from here, so both must see the same directory.
 EXPORT_DIR = Path(envstr("EXPORT_DIR", str(STATE_DIR / "var" / "exports")))
 
@@ -254,7 +255,7 @@ LANGUAGE_CODE = "en"
 
 SECURE_CONTENT_TYPE_NOSNIFF = True
 X_FRAME_OPTIONS = "DENY"
-CSRF_FAILURE_VIEW = "leaderboard.views.csrf_failure"
+CSRF_FAILURE_VIEW = "pages.views.csrf_failure"
 BEHIND_TLS_PROXY = envbool("BEHIND_TLS_PROXY", False)
 SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https") if BEHIND_TLS_PROXY else None
 if BEHIND_TLS_PROXY:

@@ -4,8 +4,8 @@ from django.views.decorators.csrf import csrf_exempt
 from drf_spectacular.views import SpectacularAPIView, SpectacularRedocView
 
 from ingest.api import PluginContributeApi
-from leaderboard import views as leaderboard_views
-from leaderboard.api import PoolApi
+from pages import views as leaderboard_views
+from pages.api import PoolApi
 
 plugin_contribute = PluginContributeApi.as_view()
 
@@ -27,8 +27,8 @@ urlpatterns = [
     re_path(r"^v1/contribute/?$", plugin_contribute, name="plugin-contribute"),
     path("", front_door),
     path("", include("lab.urls")),
-    path("", include("leaderboard.urls")),
+    path("", include("pages.urls")),
 ]
 
-handler404 = "leaderboard.views.page_not_found"
-handler500 = "leaderboard.views.server_error"
+handler404 = "pages.views.page_not_found"
+handler500 = "pages.views.server_error"

@@ -24,7 +24,7 @@ from scoring.shapes import PAIRING_EFFECT_VIEWS, SHIP_JUDGED
 log = logging.getLogger(__name__)
 
 # A flag older documents carried on most rows; the range is now a note the pages show where it reaches outside
-# the interval's rank range (leaderboard.presenters.stability_note), so enrichment removes it.
+# the interval's rank range (pages.presenters.stability_note), so enrichment removes it.
 RETIRED_FLAG = "unstable-rank"
 
 

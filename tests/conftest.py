@@ -9,8 +9,8 @@ def _fresh_cache() -> None:
     """Throttle counters and page caches live in the cache: each test starts clean."""
     from django.core.cache import cache
 
-    from ingest.throttles import in_process_counts
-    from leaderboard import soft_cache
+    from core import soft_cache
+    from core.throttles import in_process_counts
 
     cache.clear()
     in_process_counts.clear()

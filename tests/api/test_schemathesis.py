@@ -23,7 +23,7 @@ from schemathesis.config import SchemathesisConfig
 
 from ingest import contract
 from ingest.models import Cycle
-from leaderboard import services
+from rankings import services
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.cycles.wire import envelope, with_cell
 

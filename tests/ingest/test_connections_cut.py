@@ -28,7 +28,7 @@ import pytest
 from django.db import connection
 from django.db.models import Count
 
-from ingest.keys import install_hash
+from core.keys import install_hash
 from ingest.models import Cycle
 from tests.cycles.wire import envelope, wire_cycle
 from tests.ingest.conftest import CONTRIBUTE, Api

@@ -12,9 +12,10 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
+from core import page_cache
 from ingest.models import Contributor, Retraction, install_hash
 from ingest.services import contribute, retract
-from leaderboard import caching, exports, services
+from rankings import cycles_file, services
 from tests.cycles.wire import envelope, wire_cycle
 from tests.ingest.conftest import Api
 from tests.ingest.test_services import run_together, validated
@@ -28,9 +29,9 @@ def exported_pseudonyms(client: Client) -> list[str]:
     """The pseudonyms of cycles.csv, written as the worker writes it after a publish."""
     snapshot = services.recompute_snapshot(force=True)
     assert snapshot is not None
-    assert exports.write_cycles_export(snapshot_id=snapshot.id) is not None
-    caching.bump_generation()  # what the publish's commit hooks do, so the download serves it
-    caching.forget_local_pages()
+    assert cycles_file.write_cycles_export(snapshot_id=snapshot.id) is not None
+    page_cache.bump_generation()  # what the publish's commit hooks do, so the download serves it
+    page_cache.forget_local_pages()
     response: Any = client.get("/data/cycles.csv.gz")
     assert response.status_code == 200
     assert response["X-Snapshot"] == str(snapshot.id)

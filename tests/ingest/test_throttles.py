@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
-from ingest.throttles import AddressRateThrottle, InstallRateThrottle, ThrottleUnavailableError, parse_rate
+from core.throttles import AddressRateThrottle, InstallRateThrottle, ThrottleUnavailableError, parse_rate
 
 THREADS = 16
 

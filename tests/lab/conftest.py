@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
+from core import page_cache
 from lab import importers
 from lab.downloads import forget_local_downloads
 from lab.services import import_source
-from leaderboard import caching
 
 DATA = Path(__file__).resolve().parents[2] / "lab" / "data"
 AKITA = DATA / "akita"
@@ -60,18 +60,18 @@ def shipped(db: None) -> None:
 def _cold_process_memo() -> Any:
     """Each test starts without the process's held snapshot, page copies and download copies."""
 
-    caching.forget_local_pages()
+    page_cache.forget_local_pages()
     forget_local_downloads()
     yield
-    caching.forget_local_pages()
+    page_cache.forget_local_pages()
     forget_local_downloads()
 
 
 @pytest.fixture
 def demo_document(db: None) -> dict[str, Any]:
     """A published demo field ranking (the leaderboard's own generator), as its document."""
-    from leaderboard import demo
-    from leaderboard.models import Snapshot
+    from rankings import demo
+    from rankings.models import Snapshot
 
     snapshot_id = demo.load_demo(count=1500)
     return dict(Snapshot.objects.get(id=snapshot_id).document)

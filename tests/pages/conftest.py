@@ -7,8 +7,9 @@ from collections.abc import Iterator
 import pytest
 from django.utils import timezone
 
-from leaderboard import caching, demo
-from leaderboard.models import Snapshot
+from core import page_cache
+from rankings import demo
+from rankings.models import Snapshot
 
 # Smaller than the make-run demo so each test recomputes in well under a second.
 TEST_CYCLES = 1500
@@ -17,9 +18,9 @@ TEST_CYCLES = 1500
 @pytest.fixture(autouse=True)
 def _cold_process_memo() -> Iterator[None]:
     """Each test starts without the process's held snapshot, so query counts are the cold ones."""
-    caching.forget_local_pages()
+    page_cache.forget_local_pages()
     yield
-    caching.forget_local_pages()
+    page_cache.forget_local_pages()
 
 
 @pytest.fixture

@@ -15,8 +15,9 @@ from django.test import Client
 from django.utils import timezone
 
 from bench.scratch import free_port
-from leaderboard import caching, exports, services, soft_cache
-from leaderboard.models import Snapshot
+from core import page_cache, soft_cache
+from rankings import cycles_file, services
+from rankings.models import Snapshot
 from tests.cycles.wire import envelope
 from tests.pages.conftest import page_paths, ranked_labels
 from tests.redis_servers import OwnRedis, redis_cache
@@ -26,11 +27,11 @@ from tests.redis_servers import OwnRedis, redis_cache
 def unreachable_cache(settings: Any) -> Iterator[None]:
     """The cache points at a loopback port that nothing listens on."""
     settings.CACHES = redis_cache(free_port())
-    caching.forget_local_pages()
+    page_cache.forget_local_pages()
     soft_cache.reset()
     yield
     soft_cache.reset()
-    caching.forget_local_pages()
+    page_cache.forget_local_pages()
 
 
 def page_and_download_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
@@ -55,7 +56,7 @@ def test_it_sends_the_cycles_export_with_the_cache_unreachable(
 ) -> None:
     before = client.get("/data/cycles.csv.gz")
     assert before.status_code == 503 and int(before["Retry-After"]) > 0, "503 before the first export, not 500"
-    export = exports.write_cycles_export(snapshot_id=demo_snapshot.id)
+    export = cycles_file.write_cycles_export(snapshot_id=demo_snapshot.id)
     assert export is not None
     response = client.get("/data/cycles.csv.gz")
     assert response.status_code == 200
@@ -68,7 +69,7 @@ def test_it_logs_one_warning_for_a_burst_of_requests_without_the_cache(
 ) -> None:
     with caplog.at_level(logging.WARNING, logger="core.redis_breaker"):
         for _ in range(3):
-            caching.forget_local_pages()
+            page_cache.forget_local_pages()
             assert client.get("/").status_code == 200
     warnings = [record for record in caplog.records if record.name == "core.redis_breaker"]
     assert len(warnings) == 1
@@ -103,12 +104,12 @@ def own_redis(settings: Any) -> Iterator[OwnRedis]:
     """A redis-server of this test's own on a free port, for the cache only; stopped by the test or at teardown."""
     server = OwnRedis()
     settings.CACHES = redis_cache(server.port)
-    caching.forget_local_pages()
+    page_cache.forget_local_pages()
     soft_cache.reset()
     yield server
     server.close()
     soft_cache.reset()
-    caching.forget_local_pages()
+    page_cache.forget_local_pages()
 
 
 def test_it_keeps_serving_when_its_redis_stops(demo_snapshot: Snapshot, own_redis: OwnRedis, client: Client) -> None:
@@ -119,7 +120,7 @@ def test_it_keeps_serving_when_its_redis_stops(demo_snapshot: Snapshot, own_redi
     assert soft_cache.get_many(["leaderboard:generation"]) is not None, "the cache answered while it ran"
 
     own_redis.close()
-    caching.forget_local_pages()  # nothing of the page left in this process: it must be built anew
+    page_cache.forget_local_pages()  # nothing of the page left in this process: it must be built anew
 
     after = [client.get(path, params) for path, params in paths]
     assert [response.status_code for response in after] == [200, 200]

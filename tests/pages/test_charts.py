@@ -2,7 +2,7 @@ import datetime as dt
 import re
 from typing import Any
 
-from leaderboard import charts, presenters
+from pages import charts, presenters
 
 HOSTILE = '<script>alert("x")</script> & co'
 

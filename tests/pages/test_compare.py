@@ -3,9 +3,9 @@ import re
 import pytest
 from django.test import Client
 
-from leaderboard import presenters, words
-from leaderboard.models import Snapshot
-from leaderboard.selectors import cycles_frame, scoring_config
+from pages import presenters, wording
+from rankings.models import Snapshot
+from rankings.selectors import cycles_frame, scoring_config
 from scoring import compare_groups
 from tests.pages.conftest import ranked_labels
 
@@ -28,7 +28,7 @@ def test_it_says_which_side_is_better_on_each_axis_and_tier(demo_snapshot: Snaps
     html = client.get("/compare/", {"view": "modelCombo", "a": a["label"], "b": b["label"]}).content.decode()
     tier_row = r"<tr><th scope=\"row\">(\w+)</th><td>\d+</td>.*?<td>(A|B|even|no comparison)</td>"
     tier_rows = re.findall(tier_row, html, re.S)
-    assert [name for name, _ in tier_rows] == list(words.TIERS)
+    assert [name for name, _ in tier_rows] == list(wording.TIERS)
     for name, better in tier_rows:
         difference = a["tiersAdj"][name] - b["tiersAdj"][name]
         assert better == ("even" if abs(difference) < 0.05 else ("A" if difference > 0 else "B"))

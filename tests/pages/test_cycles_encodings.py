@@ -15,9 +15,9 @@ import pytest
 from django.test import Client
 
 from ingest.models import Cycle
-from leaderboard import exports
-from leaderboard.downloads import accepts_gzip
-from leaderboard.models import Snapshot
+from pages.downloads import accepts_gzip
+from rankings import cycles_file
+from rankings.models import Snapshot
 from tests.pages.test_downloads import body_of, exported
 
 
@@ -39,7 +39,7 @@ def test_pandas_reads_both_downloads_by_url(site: str) -> None:
     packed = pd.read_csv(f"{site}/data/cycles.csv.gz")
 
     assert len(plain) == len(packed) == stored
-    assert list(plain.columns) == list(exports.CYCLE_COLUMNS)
+    assert list(plain.columns) == list(cycles_file.CYCLE_COLUMNS)
     pd.testing.assert_frame_equal(plain, packed)
 
 

@@ -12,10 +12,12 @@ from django.template.defaultfilters import filesizeformat
 from django.test import Client, RequestFactory
 from django.utils import timezone
 
+from core import page_cache
 from ingest.models import Contributor, Cycle, install_hash
-from leaderboard import caching, downloads, exports, services, tasks, words
-from leaderboard.downloads import Unsatisfiable, requested_range
-from leaderboard.models import Snapshot
+from pages import downloads, wording
+from pages.downloads import Unsatisfiable, requested_range
+from rankings import cycles_file, services, tasks
+from rankings.models import Snapshot
 from scoring.shapes import PAIRING_VIEWS
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.cycles.wire import envelope
@@ -32,9 +34,9 @@ def body_of(response: Any) -> bytes:
     return b"".join(response.streaming_content) if response.streaming else bytes(response.content)
 
 
-def exported(snapshot: Snapshot) -> exports.Export:
+def exported(snapshot: Snapshot) -> cycles_file.Export:
     """What the worker does after a publish: write the snapshot's cycles.csv."""
-    export = exports.write_cycles_export(snapshot_id=snapshot.id)
+    export = cycles_file.write_cycles_export(snapshot_id=snapshot.id)
     assert export is not None
     return export
 
@@ -43,8 +45,8 @@ def publish() -> Snapshot:
     """A recompute publishing a new snapshot, and the pages seeing it (as its commit hooks make them)."""
     snapshot = services.recompute_snapshot()
     assert snapshot is not None
-    caching.bump_generation()
-    caching.forget_local_pages()
+    page_cache.bump_generation()
+    page_cache.forget_local_pages()
     return snapshot
 
 
@@ -83,7 +85,7 @@ def test_it_serves_every_cycle_with_pseudonyms_as_a_gzip_file(demo_snapshot: Sna
                      response["Content-Disposition"])  # fmt: skip
     rows = read_csv(gzip.decompress(body_of(response)))
     assert len(rows) == Cycle.objects.count()
-    assert list(rows[0]) == list(exports.CYCLE_COLUMNS)
+    assert list(rows[0]) == list(cycles_file.CYCLE_COLUMNS)
     # c1..cN, one per contributor with cycles, numbered in order of first contribution (not database ids).
     expected = {f"c{n}" for n in range(1, Contributor.objects.filter(cycles__isnull=False).distinct().count() + 1)}
     assert {row["contributor"] for row in rows} == expected
@@ -96,7 +98,7 @@ def test_it_writes_the_rows_the_old_stream_sent(demo_snapshot: Snapshot, client:
     # default (SQLite) still writes; the COPY of PostgreSQL must give the same rows.
     exported(demo_snapshot)
     copied = downloaded_rows(client)
-    streamed = read_csv("".join(exports.cycle_lines()).encode())
+    streamed = read_csv("".join(cycles_file.cycle_lines()).encode())
     assert len(copied) == len(streamed) == demo_snapshot.cycles
     assert [typed(row) for row in copied] == [typed(row) for row in streamed]
 
@@ -109,7 +111,7 @@ def test_it_matches_each_row_to_its_stored_cycle(demo_snapshot: Snapshot, client
         assert row["contributor"] == cycle.contributor.pseudonym
         assert row["day"] == cycle.day.isoformat()
         assert row["planner_model"] == cycle.planner_model
-        assert row["role"] == exports.ROLE_WORDS[Cycle.Role(cycle.role)]
+        assert row["role"] == cycles_file.ROLE_WORDS[Cycle.Role(cycle.role)]
         assert float(row["cost_usd"]) == pytest.approx(cycle.cost_usd)
         assert int(row["edits"]) == cycle.edits
 
@@ -185,7 +187,7 @@ def test_a_retraction_the_file_holds_but_no_snapshot_saw_is_written_out_by_the_r
     rows = downloaded_rows(client)
     assert pseudonym not in {row["contributor"] for row in rows}
     assert len(rows) == Cycle.objects.count() == demo_snapshot.cycles
-    assert exports.newest_export(demo_snapshot.id) != export  # the same snapshot's file, read again
+    assert cycles_file.newest_export(demo_snapshot.id) != export  # the same snapshot's file, read again
 
 
 def test_it_leaves_out_cycles_of_retracted_contributors_still_stored(demo_snapshot: Snapshot, client: Client) -> None:
@@ -220,15 +222,15 @@ def test_it_replaces_the_export_on_the_next_snapshot(demo_snapshot: Snapshot, cl
 def test_it_writes_nothing_for_a_snapshot_that_is_no_longer_the_newest(demo_snapshot: Snapshot) -> None:
     make_cycles(make_contributor(), count=40, seed=12)
     publish()
-    assert exports.write_cycles_export(snapshot_id=demo_snapshot.id) is None
-    assert exports.newest_export(demo_snapshot.id) is None
+    assert cycles_file.write_cycles_export(snapshot_id=demo_snapshot.id) is None
+    assert cycles_file.newest_export(demo_snapshot.id) is None
 
 
 def test_it_writes_a_missing_export_on_the_beat_schedule(demo_snapshot: Snapshot, client: Client) -> None:
     # A worker that died between publishing and writing the export: the periodic task writes it.
     assert client.get("/data/cycles.csv.gz").status_code == 503
     tasks.scheduled_recompute()  # the pool is unchanged, so nothing new is published
-    assert exports.newest_export(demo_snapshot.id) is not None
+    assert cycles_file.newest_export(demo_snapshot.id) is not None
     assert client.get("/data/cycles.csv.gz")["X-Snapshot"] == str(demo_snapshot.id)
 
 
@@ -365,7 +367,7 @@ def test_the_data_page_lists_each_download_with_its_size(demo_snapshot: Snapshot
     unpacked = len(gzip.decompress(export.path.read_bytes()))
     assert f"cycles.csv</a> ({filesizeformat(unpacked)})" in html
     assert f"cycles.csv.gz</a> ({filesizeformat(export.size)})" in html
-    for view in words.VIEW_TITLES:
+    for view in wording.VIEW_TITLES:
         size = len(client.get("/data/rankings.csv", {"view": view}).content)
         assert f"rankings.csv?view={view}</a> ({filesizeformat(size)})" in html, view
 
@@ -376,10 +378,10 @@ def written_peak(rows_per_contributor: int, contributors: int) -> tuple[int, int
 
     for seed in range(contributors):
         make_cycles(make_contributor(), count=rows_per_contributor, seed=100 + seed)
-    exports.export_dir().mkdir(parents=True, exist_ok=True)
+    cycles_file.export_dir().mkdir(parents=True, exist_ok=True)
     tracemalloc.start()
     try:
-        target = exports._write_file(snapshot_id=contributors)
+        target = cycles_file._write_file(snapshot_id=contributors)
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -394,7 +396,7 @@ def test_it_keeps_memory_flat_while_writing_many_cycles(db: None) -> None:
     assert large_peak < 1.25 * small_peak, (small_peak, large_peak)
 
 
-@pytest.mark.parametrize("view", list(words.VIEW_TITLES))
+@pytest.mark.parametrize("view", list(wording.VIEW_TITLES))
 def test_it_writes_one_ranking_row_per_group(demo_snapshot: Snapshot, client: Client, view: str) -> None:
     body = client.get("/data/rankings.csv", {"view": view}).content
     rows = read_csv(body)
@@ -415,7 +417,7 @@ def test_it_writes_one_ranking_row_per_group(demo_snapshot: Snapshot, client: Cl
         assert int(row["contributors"]) == group["contributors"]
         assert float(row["tier_adj_outcome"]) == pytest.approx(group["tiersAdj"]["Outcome"])
         assert row["flags"] == ";".join(group["flags"])
-        for axis in words.AXES:
+        for axis in wording.AXES:
             assert (row[f"raw_{axis.key}"] == "") == (group["raw"][axis.key] is None)
             assert int(row[f"evidence_{axis.key}"]) == group["ev"][axis.key]
         if view in PAIRING_VIEWS:

@@ -2,8 +2,9 @@
 
 from django.test import Client
 
-from leaderboard import caching, services
-from leaderboard.models import Snapshot
+from core import page_cache
+from rankings import services
+from rankings.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_paths, ranked_labels
 
@@ -19,7 +20,7 @@ def test_it_sends_cache_control_and_an_etag_and_answers_304_to_it(demo_snapshot:
     for path, params in cacheable_paths(demo_snapshot):
         response = client.get(path, params)
         assert response.status_code == 200, (path, params)
-        assert set(response["Cache-Control"].split(", ")) == {"public", f"max-age={caching.CACHE_MAX_AGE}"}, path
+        assert set(response["Cache-Control"].split(", ")) == {"public", f"max-age={page_cache.CACHE_MAX_AGE}"}, path
         etag = response["ETag"]
         assert etag.startswith('"') and etag.endswith('"')
         etags.add(etag)
@@ -40,7 +41,7 @@ def test_it_answers_304_without_building_anything(
     label = ranked_labels(demo_snapshot, "modelCombo")[0]
     params = {"view": "modelCombo", "label": label}
     etag = client.get("/pairing/", params)["ETag"]
-    caching.forget_local_pages()
+    page_cache.forget_local_pages()
     from django.core.cache import cache
 
     cache.clear()

@@ -7,14 +7,16 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from leaderboard import caching, services, words
-from leaderboard.models import Snapshot
-from leaderboard.services import scoped_document
+from core import page_cache
+from pages import wording
+from rankings import services
+from rankings.models import Snapshot
+from rankings.services import scoped_document
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels, row_labels
 
 
-@pytest.mark.parametrize("view", list(words.VIEW_TITLES))
+@pytest.mark.parametrize("view", list(wording.VIEW_TITLES))
 def test_it_renders_every_ranked_group_of_every_view(demo_snapshot: Snapshot, client: Client, view: str) -> None:
     response = client.get("/", {"view": view})
     assert response.status_code == 200
@@ -58,10 +60,10 @@ def test_it_prints_ranks_caveats_and_shares_in_words(demo_snapshot: Snapshot, cl
     assert flagged, "the demo pool should hold at least one row with a caveat"
     for group in flagged:
         for flag in group["flags"]:
-            assert words.FLAG_WORDS[flag] in html
+            assert wording.FLAG_WORDS[flag] in html
     for group in groups:
         assert f"{group['top_share'] * 100:.0f}%" in html
-    assert words.RANK_RANGE_WORDS in html
+    assert wording.RANK_RANGE_WORDS in html
 
 
 def printed_ranks(page: str) -> list[str]:
@@ -83,11 +85,11 @@ def test_it_prints_each_rank_as_the_range_of_places_its_interval_allows(
     expected = []
     for g in groups:
         if (g["rank"], g["rank_worst"]) == (1, len(groups)):
-            expected.append(words.NOT_SEPARATED)
+            expected.append(wording.NOT_SEPARATED)
         else:
             expected.append(str(g["rank"]) if g["rank"] == g["rank_worst"] else f"{g['rank']}–{g['rank_worst']}")
     assert printed_ranks(html) == expected
-    assert "1–2" in expected and words.NOT_SEPARATED in expected
+    assert "1–2" in expected and wording.NOT_SEPARATED in expected
     assert f"1–{len(groups)}<" not in html
     # One contributor claims no place beyond the whole range, and shows no interval.
     alone = [g for g in groups if g["contributors"] == 1]
@@ -154,7 +156,7 @@ def test_it_sorts_the_rows_by_a_column_on_the_server(demo_snapshot: Snapshot, cl
     present = [v for v in values if v is not None]
     assert present == sorted(present, reverse=True)
     assert values[len(present) :] == [None] * (len(values) - len(present))  # rows without a value go last
-    assert f'aria-current="true" class="current">{words.SORTS[sort].lower()}</a>' in html
+    assert f'aria-current="true" class="current">{wording.SORTS[sort].lower()}</a>' in html
     # The rank stays the score's: each row keeps the place its interval allows.
     default = client.get("/", {"view": "modelCombo"}).content.decode()
     assert dict(zip(printed, printed_ranks(html), strict=True)) == dict(
@@ -186,7 +188,7 @@ def test_it_heads_the_table_with_the_verdict_of_the_intervals(demo_snapshot: Sna
         groups.remove(group)
     groups[0].update(ci=[top + 1, top + 9], rank=1, rank_worst=1)
     Snapshot.objects.filter(id=demo_snapshot.id).update(document=document)
-    caching.forget_local_pages()
+    page_cache.forget_local_pages()
     cache.clear()
     html = client.get("/", {"view": "modelCombo"}).content.decode()
     verdict = words_of(html.split('<section class="verdict separated"', 1)[1].split("</section>", 1)[0])
@@ -206,7 +208,7 @@ def test_it_keeps_the_custom_window_days_in_iso_form_for_the_date_fields(
 
 
 def test_it_colours_each_builder_family_apart_and_prints_the_legend(demo_snapshot: Snapshot, client: Client) -> None:
-    from leaderboard.charts import OKABE_ITO
+    from pages.charts import OKABE_ITO
     from scoring.groupings import family
     from scoring.shapes import DEFAULT_FAMILY_PATTERN
 

@@ -4,13 +4,14 @@ import re
 import pytest
 from django.test import Client
 
-from leaderboard import charts, presenters, services, words
-from leaderboard.models import Snapshot
+from pages import charts, presenters, wording
+from rankings import services
+from rankings.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels
 
 
-@pytest.mark.parametrize("view", list(words.VIEW_TITLES))
+@pytest.mark.parametrize("view", list(wording.VIEW_TITLES))
 def test_it_renders_every_ranked_group(demo_snapshot: Snapshot, client: Client, view: str) -> None:
     for group in demo_snapshot.views[view]["groups"]:
         response = client.get("/pairing/", {"view": view, "label": group["label"]})
@@ -30,7 +31,7 @@ def test_it_draws_the_ten_axes_with_a_text_alternative(demo_snapshot: Snapshot, 
     assert strip is not None
     svg = strip.group(0)
     assert 'role="img"' in svg and "<title" in svg and "<desc" in svg
-    for axis in words.AXES:
+    for axis in wording.AXES:
         assert f"{axis.name}: raw" in svg
         assert f">{axis.name}</text>" in svg
     # The group's family colour (its swatch by the title) colours its marks: one hollow raw and one solid
@@ -39,17 +40,17 @@ def test_it_draws_the_ten_axes_with_a_text_alternative(demo_snapshot: Snapshot, 
     assert found is not None and found.group(1) in charts.OKABE_ITO
     colour = found.group(1)
     assert svg.count(f'fill="{colour}"') == sum(1 for v in group["adj"].values() if v is not None)
-    for axis in words.AXES:
+    for axis in wording.AXES:
         assert f"{group['ev'][axis.key]}</td>" in html
 
 
 def test_it_places_adjusted_values_where_the_scorer_scores_them(demo_snapshot: Snapshot) -> None:
     """The strip's positions are the scorer's: averaging them per tier gives tiersAdj back."""
-    for view in words.VIEW_TITLES:
+    for view in wording.VIEW_TITLES:
         view_doc = demo_snapshot.views[view]
         for group in view_doc["groups"]:
             rows = presenters.axis_rows(group, view_doc)
-            for tier in words.TIERS:
+            for tier in wording.TIERS:
                 placed = [r["adj_position"] for r in rows if r["axis"].tier == tier and r["adj_position"] is not None]
                 if tier in group["imputed"]:
                     assert not placed
@@ -104,4 +105,4 @@ def test_it_gives_the_range_of_places_the_intervals_allow(demo_snapshot: Snapsho
             continue
         places = str(best) if best == worst else f"{best}–{worst}"
         assert f"Rank {places} of {len(groups)} in pairings." in html
-        assert words.RANK_RANGE_WORDS in html
+        assert wording.RANK_RANGE_WORDS in html

@@ -2,8 +2,9 @@ import gzip
 
 from django.test import Client
 
-from leaderboard import caching, exports, services
-from leaderboard.models import Snapshot
+from core import page_cache
+from rankings import cycles_file, services
+from rankings.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_paths, ranked_labels
 
@@ -15,11 +16,11 @@ def test_it_runs_at_most_three_queries_per_page(
 ) -> None:
     from django.core.cache import cache
 
-    from leaderboard import caching
+    from core import page_cache
 
     for path, params in page_paths(demo_snapshot):
         cache.clear()
-        caching.forget_local_pages()
+        page_cache.forget_local_pages()
         with django_assert_max_num_queries(MAX_QUERIES):
             response = client.get(path, params)
         assert response.status_code == 200, (path, params)
@@ -40,7 +41,7 @@ def test_it_serves_a_repeated_page_from_the_cache_without_queries(
 def test_it_sends_cycles_csv_in_at_most_three_queries(
     demo_snapshot: Snapshot, client: Client, django_assert_max_num_queries
 ) -> None:
-    exports.write_cycles_export(snapshot_id=demo_snapshot.id)
+    cycles_file.write_cycles_export(snapshot_id=demo_snapshot.id)
     with django_assert_max_num_queries(MAX_QUERIES):
         response = client.get("/data/cycles.csv.gz")
         body = gzip.decompress(b"".join(response.streaming_content))  # type: ignore[attr-defined]
@@ -65,17 +66,17 @@ def test_it_shows_the_new_snapshot_once_a_recompute_publishes(
 def test_it_keeps_unknown_labels_out_of_the_page_cache(demo_snapshot: Snapshot, client: Client) -> None:
     from django.core.cache import cache
 
-    caching.forget_local_pages()
+    page_cache.forget_local_pages()
     label = "no such pairing"
     response = client.get("/pairing/", {"view": "modelCombo", "label": label})
     assert response.status_code == 404
-    generation, snapshot_id = caching.serving_snapshot()
+    generation, snapshot_id = page_cache.serving_snapshot()
     assert snapshot_id == demo_snapshot.id
-    key = caching.page_cache_key(snapshot_id, generation, "pairing", "modelCombo", label)
+    key = page_cache.page_cache_key(snapshot_id, generation, "pairing", "modelCombo", label)
     assert cache.get(key) is None
     known = ranked_labels(demo_snapshot, "modelCombo")[0]
     assert client.get("/pairing/", {"view": "modelCombo", "label": known}).status_code == 200
-    known_key = caching.page_cache_key(snapshot_id, generation, "pairing", "modelCombo", known)
+    known_key = page_cache.page_cache_key(snapshot_id, generation, "pairing", "modelCombo", known)
     assert cache.get(known_key) is not None
 
 

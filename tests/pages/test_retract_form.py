@@ -8,8 +8,8 @@ import pytest
 from django.test import Client
 
 from bench.scratch import free_port
+from core import soft_cache
 from ingest.models import Contributor, Cycle, install_hash
-from leaderboard import soft_cache
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.redis_servers import redis_cache
 

@@ -9,8 +9,8 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from leaderboard import contexts, words
-from leaderboard.models import Snapshot
+from pages import contexts, wording
+from rankings.models import Snapshot
 
 
 def page(client: Client, path: str, **params: str) -> str:
@@ -45,7 +45,7 @@ def test_it_shows_the_engines_adjusted_odds_beside_the_raw_ship_rate(demo_snapsh
         assert cell == f"×{adjusted['odds_ratio']:.2f} {lo:.2f}–{hi:.2f}", group["label"]
         assert lo <= adjusted["odds_ratio"] <= hi
     # What the odds are is said once, in the column's heading.
-    assert html.count(words.ADJUSTED_ODDS_WORDS) == 1
+    assert html.count(wording.ADJUSTED_ODDS_WORDS) == 1
     share = view_doc["meta"]["contributor_variance_share"]
     assert f"{share * 100:.0f}% belongs to the contributors" in html
 
@@ -75,7 +75,7 @@ def test_it_says_which_estimate_is_which_and_where_none_is_possible(demo_snapsho
     assert "35% belongs to the contributors" in first
     second = page(client, "/pairing/", view="modelCombo", label=groups[1]["label"])
     assert "not separable: every cycle from one contributor" in second
-    assert words.ADJUSTED_ODDS_WORDS not in second
+    assert wording.ADJUSTED_ODDS_WORDS not in second
     third = page(client, "/pairing/", view="modelCombo", label=groups[2]["label"])
     assert "no adjusted odds for this group" in third
 
@@ -99,7 +99,7 @@ def test_it_says_adjustment_unavailable_when_the_fit_did_not_run(demo_snapshot: 
 def test_it_shows_no_adjusted_words_on_views_without_the_fit(demo_snapshot: Snapshot, client: Client) -> None:
     assert "adjustment" not in demo_snapshot.views["model"]["meta"]
     html = page(client, "/", view="model")
-    assert "(raw)" not in html and words.ADJUSTED_ODDS_WORDS not in html and "belongs to the contributors" not in html
+    assert "(raw)" not in html and wording.ADJUSTED_ODDS_WORDS not in html and "belongs to the contributors" not in html
 
 
 def test_it_notes_the_leave_one_out_range_only_where_it_leaves_the_rank_range(
@@ -142,7 +142,7 @@ METHODOLOGY_PHRASES = {
         "form one <strong>cell</strong>",
         "t<sub>0.975, K−1</sub>",
         "one contributor</strong> gets no interval",
-        words.RANK_RANGE_WORDS,
+        wording.RANK_RANGE_WORDS,
         "leave each contributor out in turn",
         "stability note, not a confidence statement",
     ),

@@ -1,8 +1,8 @@
 from django.test import Client, RequestFactory
 
 from ingest.columns import SCHEMA_3_COLUMNS
-from leaderboard import views, words
-from leaderboard.models import Snapshot
+from pages import views, wording
+from rankings.models import Snapshot
 
 
 def test_it_explains_the_method_in_plain_words(demo_snapshot: Snapshot, client: Client) -> None:
@@ -11,9 +11,9 @@ def test_it_explains_the_method_in_plain_words(demo_snapshot: Snapshot, client: 
         assert phrase in html, phrase
     for caveat in ("Observational.", "Small and uneven pool.", "Self-selected.", "Shipped is a floor."):
         assert caveat in html
-    for name, weight in words.TIERS.items():
+    for name, weight in wording.TIERS.items():
         assert f"<strong>{name}</strong>: weight {weight}" in html
-    for axis in words.AXES:
+    for axis in wording.AXES:
         assert axis.name in html
 
 

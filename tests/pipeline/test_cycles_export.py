@@ -13,8 +13,8 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from leaderboard.coordination import coordinator
 from pragmatikos.celery import app as celery_app
+from rankings.coordination import coordinator
 from tests.pipeline.test_worker import envelope
 from tests.pipeline.workers import REPO, start_worker
 

@@ -11,16 +11,16 @@ from django.core.cache import cache
 from django.test import Client, override_settings
 
 from ingest.models import Cycle
-from leaderboard import services, windows
-from leaderboard.coordination import coordinator
-from leaderboard.models import Snapshot
-from leaderboard.selectors import (
+from rankings import services, windows
+from rankings.coordination import coordinator
+from rankings.models import Snapshot
+from rankings.selectors import (
     cycles_fingerprint,
     cycles_frame,
     scoring_config,
 )
-from leaderboard.services import SCOPED_LOCK_KEY
-from leaderboard.windows import preset_window
+from rankings.services import SCOPED_LOCK_KEY
+from rankings.windows import preset_window
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline.workers import REPO
 

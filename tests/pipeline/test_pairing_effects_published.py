@@ -5,7 +5,7 @@ import math
 import pytest
 from django.test import Client
 
-from leaderboard import services
+from rankings import services
 from tests.cycles.stored import make_contributor, make_cycles
 
 LONELY = ("minimax-m3", "minimax-m3")

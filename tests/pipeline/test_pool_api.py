@@ -2,7 +2,7 @@ import pytest
 from django.test import Client
 
 from ingest.models import Cycle
-from leaderboard import services
+from rankings import services
 from tests.cycles.stored import make_contributor, make_cycles
 
 

@@ -13,7 +13,7 @@ from django.db.models import F
 from django.test import Client
 
 from ingest.models import Contributor
-from leaderboard import exports, services
+from rankings import cycles_file, services
 from scoring.public_labels import OTHER_LABEL
 from tests.cycles import drawn_cycles
 from tests.cycles.stored import make_contributor, make_cycles, store_cycles
@@ -30,7 +30,7 @@ def publish_and_export(callbacks) -> None:  # type: ignore[no-untyped-def]
     with callbacks(execute=True):
         snapshot = services.recompute_snapshot(force=True)
     assert snapshot is not None
-    assert exports.write_cycles_export(snapshot_id=snapshot.id) is not None
+    assert cycles_file.write_cycles_export(snapshot_id=snapshot.id) is not None
 
 
 def published_bodies(client: Client) -> list[str]:

@@ -7,10 +7,10 @@ from django.test import Client
 from django.utils import timezone
 
 from ingest.models import Cycle
-from leaderboard import services
-from leaderboard.coordination import coordinator
-from leaderboard.models import GroupScore, Snapshot
-from leaderboard.selectors import cycles_frame, latest_snapshot, score_history
+from rankings import services
+from rankings.coordination import coordinator
+from rankings.models import GroupScore, Snapshot
+from rankings.selectors import cycles_frame, latest_snapshot, score_history
 from scoring import CYCLE_COLUMNS
 from tests.cycles.stored import make_contributor, make_cycles
 

@@ -6,8 +6,8 @@ import pytest
 from django.test import Client, override_settings
 from django.utils import timezone
 
-from ingest.keys import keyed_digest
-from leaderboard import services
+from core.keys import keyed_digest
+from rankings import services
 from tests.cycles.stored import make_contributor, make_cycles
 
 pytestmark = pytest.mark.django_db

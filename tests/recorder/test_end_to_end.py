@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from pragmatikos_recorder import cli
 
-from leaderboard.exports import write_cycles_export
-from leaderboard.services import recompute_snapshot
+from rankings.cycles_file import write_cycles_export
+from rankings.services import recompute_snapshot
 from tests.recorder.conftest import World
 
 pytestmark = pytest.mark.django_db(transaction=True)

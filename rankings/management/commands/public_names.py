@@ -2,8 +2,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from leaderboard import services
-from leaderboard.models import NameDecision
+from rankings import services
+from rankings.models import NameDecision
 
 
 class Command(BaseCommand):

@@ -3,7 +3,7 @@ from typing import Any
 from django.core.management.base import BaseCommand, CommandParser
 
 from ingest.models import Cycle
-from leaderboard import demo
+from rankings import demo
 
 
 class Command(BaseCommand):

@@ -12,7 +12,7 @@ from typing import Any, Final
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard.words import INTERVAL_PERCENT
+from pages.wording import INTERVAL_PERCENT
 
 # Okabe & Ito's eight colours, in the order families get them: the ones that read best as thin marks on white
 # first, yellow last. Families past the eighth share OTHER_COLOUR and the legend says so.

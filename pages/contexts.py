@@ -11,9 +11,9 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
-from leaderboard.caching import Published
-from leaderboard.charts import HistoryPoint, axis_strip, forest_plot, interval_bar, score_domain, sparkline
-from leaderboard.presenters import (
+from core.page_cache import Published
+from pages.charts import HistoryPoint, axis_strip, forest_plot, interval_bar, score_domain, sparkline
+from pages.presenters import (
     axis_rows,
     chosen_sort,
     compare_axes,
@@ -32,10 +32,8 @@ from leaderboard.presenters import (
     variance_share_words,
     view_colours,
 )
-from leaderboard.selectors import HistoryRow, scoring_config
-from leaderboard.verdict import verdict
-from leaderboard.windows import Window, window_query
-from leaderboard.words import (
+from pages.verdict import verdict
+from pages.wording import (
     ADJUSTED_ODDS_WORDS,
     AXES,
     CONTRIBUTED_COLUMNS,
@@ -52,6 +50,8 @@ from leaderboard.words import (
     WINDOW_TITLES,
     other_words,
 )
+from rankings.selectors import HistoryRow, scoring_config
+from rankings.windows import Window, window_query
 from scoring import Comparison
 from scoring.bootstrap import t_factor
 from scoring.shapes import INTERVAL_LEVEL, PAIRING_VIEWS, SPAN_FACTOR

@@ -17,8 +17,8 @@ from django.db.models import BooleanField, Expression, ExpressionWrapper, F, Q, 
 from genai_prices import data_snapshot
 
 from ingest.models import Contributor
-from leaderboard.labels import is_known_model
-from leaderboard.models import NameDecision
+from rankings.known_models import is_known_model
+from rankings.models import NameDecision
 from scoring.public_labels import (
     EFFORT_COLUMNS,
     HARNESS_COLUMNS,

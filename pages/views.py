@@ -16,13 +16,14 @@ from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST, require_safe
 
+from core.http import NotFound, chosen_view, not_found_page, param, render_page
+from core.page_cache import Lazy, Published, cached_page, published_snapshot, serving_snapshot
+from core.throttles import ThrottleUnavailableError, address_digest, address_wait
 from ingest.contract import parse_install
 from ingest.services import retract
-from ingest.throttles import ThrottleUnavailableError, address_digest, address_wait
-from leaderboard import contexts, downloads, presenters, selectors, services, words
-from leaderboard.caching import Lazy, Published, cached_page, published_snapshot, serving_snapshot
-from leaderboard.http import NotFound, chosen_view, not_found_page, param, render_page
-from leaderboard.windows import Window, read_window
+from pages import contexts, downloads, presenters, wording
+from rankings import selectors, services
+from rankings.windows import Window, read_window
 
 HISTORY_POINTS = 60
 NO_SUCH_VIEW = "There is no such view."
@@ -99,7 +100,7 @@ def pairing(request: HttpRequest) -> HttpResponse:
         except presenters.UnknownGroup:
             provisional = contexts.provisional_context(view_doc, label)
             if provisional is None:
-                raise NotFound(f"No group of that name in the view {words.VIEW_TITLES[view]}.") from None
+                raise NotFound(f"No group of that name in the view {wording.VIEW_TITLES[view]}.") from None
             return render_page("leaderboard/provisional.html", context | provisional)
         history = selectors.score_history(view, label, points=HISTORY_POINTS)
         context.update(contexts.group_context(group, view_doc, view=view, label=label, history=history))
@@ -124,7 +125,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         try:
             group_a, group_b = presenters.find_group(view_doc, chosen_a), presenters.find_group(view_doc, chosen_b)
         except presenters.UnknownGroup:
-            raise NotFound(f"No such group in the view {words.VIEW_TITLES[view]}.") from None
+            raise NotFound(f"No such group in the view {wording.VIEW_TITLES[view]}.") from None
         difference = None if chosen_a == chosen_b else services.score_difference(snapshot.id, view, group_a, group_b)
         context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
         return render_page("leaderboard/compare.html", context)

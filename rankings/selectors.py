@@ -14,8 +14,8 @@ from django.db.models.fields.json import KeyTransform
 
 from core.times import iso_z
 from ingest.selectors import pool_cycles
-from leaderboard.models import GroupScore, Snapshot
-from leaderboard.public_names import NameDecisions, counted_contributor, name_decisions, public_name_rule
+from rankings.models import GroupScore, Snapshot
+from rankings.public_names import NameDecisions, counted_contributor, name_decisions, public_name_rule
 from scoring import CYCLE_COLUMNS, ScoringConfig
 from scoring.public_labels import fold_unshown_names
 

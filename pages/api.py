@@ -7,14 +7,14 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.page_cache import etag_of, mark_cacheable, not_modified
+from core.throttles import address_digest
 from ingest.api import RETRY_AFTER
 from ingest.contract import FIRST_DAY
 from ingest.serializers import ErrorSerializer
-from ingest.throttles import address_digest
-from leaderboard.caching import etag_of, mark_cacheable, not_modified
-from leaderboard.selectors import latest_snapshot
-from leaderboard.services import WindowBusy, WindowLimited, scoped_document
-from leaderboard.windows import WindowError, read_days
+from rankings.selectors import latest_snapshot
+from rankings.services import WindowBusy, WindowLimited, scoped_document
+from rankings.windows import WindowError, read_days
 from scoring.shapes import VIEWS
 
 # A day, or empty for no bound; the range moves with the clock, so it is said in words.

@@ -28,8 +28,8 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from core import redis_breaker
+from core.keys import keyed_digest
 from core.redis_breaker import RedisDown
-from ingest.keys import keyed_digest
 
 
 def client_address(request: Request) -> str:

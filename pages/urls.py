@@ -1,6 +1,6 @@
 from django.urls import path
 
-from leaderboard import downloads, views
+from pages import downloads, views
 
 urlpatterns = [
     path("", views.leaderboard, name="leaderboard"),

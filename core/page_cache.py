@@ -20,10 +20,10 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpRespons
 from django.utils.cache import patch_cache_control
 from django.utils.http import parse_etags, quote_etag
 
-from leaderboard import soft_cache
-from leaderboard.http import NotFound, not_found_page
-from leaderboard.models import Snapshot
-from leaderboard.selectors import newest_snapshot_id, snapshot_document
+from core import soft_cache
+from core.http import NotFound, not_found_page
+from rankings.models import Snapshot
+from rankings.selectors import newest_snapshot_id, snapshot_document
 
 # Pages cache under this generation; bumping it after each publish retires every old entry.
 GENERATION_KEY: Final = "leaderboard:generation"

@@ -3,7 +3,7 @@
 import pytest
 from pragmatikos_contract.names import canonical_model
 
-from leaderboard.labels import is_known_model, known_models
+from rankings.known_models import is_known_model, known_models
 from tests.model_names import SHARED_CASES
 
 

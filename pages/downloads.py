@@ -4,7 +4,7 @@ A CSV's first line is its header and nothing else, so the as-of time and snapsho
 in the response headers (X-As-Of, X-Snapshot) and in the file name, never inside the file.
 rankings.csv, like the pages, carries an ETag of the snapshot and URL and answers 304 to it.
 
-The cycles come from the gzip file the worker wrote for the newest snapshot (leaderboard/exports.py),
+The cycles come from the gzip file the worker wrote for the newest snapshot (rankings/cycles_file.py),
 in two representations. cycles.csv.gz is the file as written (application/gzip). cycles.csv is
 text/csv: to a client that accepts gzip the same bytes are sent with Content-Encoding: gzip (the
 client unpacks them; the server can hand the file to sendfile and does no work per row); to one
@@ -36,10 +36,11 @@ from django.utils import timezone
 from django.utils.http import http_date, parse_etags
 from django.views.decorators.http import require_safe
 
+from core.http import chosen_view, not_found_page, render_page
+from core.page_cache import mark_cacheable, not_modified, page_etag, published_snapshot, serving_snapshot
 from core.times import iso_z
-from leaderboard import exports, presenters, words
-from leaderboard.caching import mark_cacheable, not_modified, page_etag, published_snapshot, serving_snapshot
-from leaderboard.http import chosen_view, not_found_page, render_page
+from pages import presenters, wording
+from rankings import cycles_file
 from scoring.shapes import PAIRING_VIEWS
 
 # How soon to ask again while the newest snapshot's export is being written.
@@ -61,7 +62,7 @@ class Representation:
     packed: bool
     varies: bool
 
-    def etag(self, export: "exports.Export") -> str:
+    def etag(self, export: "cycles_file.Export") -> str:
         return export.etag if self.name == "gz" else f'{export.etag[:-1]}-{self.name}"'
 
 
@@ -190,12 +191,12 @@ def cycles_csv_gz(request: HttpRequest) -> HttpResponseBase:
 
 def _cycles_download(request: HttpRequest, representation: Representation) -> HttpResponseBase:
     _, snapshot_id = serving_snapshot()
-    found = exports.opened_export(snapshot_id) if snapshot_id else None
+    found = cycles_file.opened_export(snapshot_id) if snapshot_id else None
     if found is None:
         return export_unavailable()
     export, handle = found
     try:
-        if exports.retracted_since(export):
+        if cycles_file.retracted_since(export):
             handle.close()
             return export_unavailable()
         if representation.packed:
@@ -206,7 +207,9 @@ def _cycles_download(request: HttpRequest, representation: Representation) -> Ht
         raise
 
 
-def _unchanged(request: HttpRequest, export: exports.Export, representation: Representation) -> HttpResponseBase | None:
+def _unchanged(
+    request: HttpRequest, export: cycles_file.Export, representation: Representation
+) -> HttpResponseBase | None:
     # Weak comparison, as RFC 9110 asks for If-None-Match.
     offered = {tag.removeprefix("W/") for tag in parse_etags(request.headers.get("If-None-Match", ""))}
     if representation.etag(export) not in offered and "*" not in offered:
@@ -216,7 +219,7 @@ def _unchanged(request: HttpRequest, export: exports.Export, representation: Rep
     return unchanged
 
 
-def _unpacked_response(request: HttpRequest, export: exports.Export, handle: IO[bytes]) -> HttpResponseBase:
+def _unpacked_response(request: HttpRequest, export: cycles_file.Export, handle: IO[bytes]) -> HttpResponseBase:
     unchanged = _unchanged(request, export, CSV_PLAIN)
     if unchanged is not None:
         handle.close()
@@ -236,7 +239,7 @@ def _unpacked(handle: IO[bytes]) -> Iterator[bytes]:
 
 
 def _file_response(
-    request: HttpRequest, export: exports.Export, handle: IO[bytes], representation: Representation
+    request: HttpRequest, export: cycles_file.Export, handle: IO[bytes], representation: Representation
 ) -> HttpResponseBase:
     unchanged = _unchanged(request, export, representation)
     if unchanged is not None:
@@ -269,7 +272,7 @@ def _file_response(
     return response
 
 
-def _file_headers(response: HttpResponseBase, export: exports.Export, representation: Representation) -> None:
+def _file_headers(response: HttpResponseBase, export: cycles_file.Export, representation: Representation) -> None:
     _stamp(response, snapshot_id=export.snapshot_id, kind="cycles", as_of=export.as_of, suffix=representation.suffix)
     response["ETag"] = representation.etag(export)
     response["Last-Modified"] = http_date(export.as_of_ns // 1_000_000_000)
@@ -284,10 +287,10 @@ def ranking_columns() -> list[str]:
     columns = ["view", "status", "rank", "rank_worst", "label", "planner", "builder"]
     columns += ["score_adj", "ci_lo", "ci_hi", "score"]
     columns += ["judged", "shipped", "ship_judged", "contributors", "top_share", "flags", "imputed_tiers"]
-    columns += [f"tier_adj_{name.lower()}" for name in words.TIERS]
-    columns += [f"tier_raw_{name.lower()}" for name in words.TIERS]
+    columns += [f"tier_adj_{name.lower()}" for name in wording.TIERS]
+    columns += [f"tier_raw_{name.lower()}" for name in wording.TIERS]
     for prefix in ("raw", "adj", "evidence", "pool"):
-        columns += [f"{prefix}_{axis.key}" for axis in words.AXES]
+        columns += [f"{prefix}_{axis.key}" for axis in wording.AXES]
     columns += ["adjusted_odds_ratio", "adjusted_ci_lo", "adjusted_ci_hi", "adjusted_separable"]
     # The stability note: point rank by scoreAdj with each contributor left out in turn (best, worst).
     columns += ["loo_rank_best", "loo_rank_worst"]
@@ -296,7 +299,7 @@ def ranking_columns() -> list[str]:
 
 def ranking_rows(view: str, view_doc: dict[str, Any]) -> Iterator[list[Any]]:
     pool = view_doc.get("pool") or {}
-    pool_values = [pool.get(axis.key) for axis in words.AXES]
+    pool_values = [pool.get(axis.key) for axis in wording.AXES]
     for group in view_doc.get("groups", []):
         lo, hi = presenters.interval(group)
         sides = presenters.planner_and_builder(group) if view in PAIRING_VIEWS else None
@@ -307,22 +310,22 @@ def ranking_rows(view: str, view_doc: dict[str, Any]) -> Iterator[list[Any]]:
         row += [group.get("scoreAdj"), lo, hi, group.get("score")]
         row += [group.get("hjudged"), group.get("hshipped"), group.get("hshipJudged"), group.get("contributors")]
         row += [group.get("top_share"), ";".join(group.get("flags", [])), ";".join(group.get("imputed", []))]
-        row += [(group.get("tiersAdj") or {}).get(name) for name in words.TIERS]
-        row += [(group.get("tiers") or {}).get(name) for name in words.TIERS]
+        row += [(group.get("tiersAdj") or {}).get(name) for name in wording.TIERS]
+        row += [(group.get("tiers") or {}).get(name) for name in wording.TIERS]
         for part in ("raw", "adj", "ev"):
-            row += [(group.get(part) or {}).get(axis.key) for axis in words.AXES]
+            row += [(group.get(part) or {}).get(axis.key) for axis in wording.AXES]
         row += pool_values
         row += [adjusted.get("odds_ratio"), *adjusted_ci[:2], adjusted.get("separable")] if adjusted else [None] * 4
         row += list(presenters.rank_range(group) or (None, None))
         yield row
-    blank_axes = [None] * len(words.AXES)
+    blank_axes = [None] * len(wording.AXES)
     for item in view_doc.get("provisional", []):
         label = str(item.get("label", ""))
         sides = presenters.planner_and_builder({"label": label}) if view in PAIRING_VIEWS else None
         row = [view, "provisional", None, None, label, *(sides or ("", "")), None, None, None, None]
         row += [item.get("hjudged"), None, None, None, None, "", ""]
-        row += [None] * (2 * len(words.TIERS))
-        row += [(item.get("raw") or {}).get(axis.key) for axis in words.AXES]
+        row += [None] * (2 * len(wording.TIERS))
+        row += [(item.get("raw") or {}).get(axis.key) for axis in wording.AXES]
         row += blank_axes + blank_axes + pool_values + [None] * 6
         yield row
 
@@ -345,7 +348,7 @@ class CyclesSizes:
 
 
 def cycles_sizes(snapshot_id: int) -> CyclesSizes | None:
-    found = exports.opened_export(snapshot_id) if snapshot_id else None
+    found = cycles_file.opened_export(snapshot_id) if snapshot_id else None
     if found is None:
         return None
     export, handle = found

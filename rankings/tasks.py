@@ -1,4 +1,4 @@
-"""Thin tasks: the work is in leaderboard.services.
+"""Thin tasks: the work is in rankings.services.
 
 Tasks are acknowledged late and put back when their worker dies (settings), and the
 recompute ones are safe to run twice: the lock and the pending flag decide what runs.
@@ -9,7 +9,10 @@ from typing import Any
 from celery import shared_task
 from celery.signals import worker_ready
 
-from leaderboard import exports, services
+from rankings import cycles_file, services
+
+# Tasks keep the names of the module they were first written in: a deployed broker may still hold
+# queued ones, and beat names them (settings.CELERY_BEAT_SCHEDULE).
 
 
 def _check_again_in(seconds: int | None) -> None:
@@ -17,19 +20,19 @@ def _check_again_in(seconds: int | None) -> None:
         recompute_if_owed.apply_async(countdown=seconds)
 
 
-@shared_task(ignore_result=True)
+@shared_task(name="leaderboard.tasks.recompute_rankings", ignore_result=True)
 def recompute_rankings() -> None:
     """Recompute while one is owed (queued after each accepted contribution)."""
     _check_again_in(services.recompute_what_is_owed())
 
 
-@shared_task(ignore_result=True)
+@shared_task(name="leaderboard.tasks.recompute_if_owed", ignore_result=True)
 def recompute_if_owed() -> None:
     """Beat's check every minute, and the check once a blocking lock has lapsed; one Redis read when nothing is owed."""
     _check_again_in(services.recompute_what_is_owed())
 
 
-@shared_task(ignore_result=True)
+@shared_task(name="leaderboard.tasks.scheduled_recompute", ignore_result=True)
 def scheduled_recompute() -> None:
     """Celery beat's periodic recompute, which also covers contributions whose request for one
     was lost (the broker down at commit); unchanged data publishes nothing new."""
@@ -39,16 +42,16 @@ def scheduled_recompute() -> None:
     services.export_newest_cycles()
 
 
-@shared_task(ignore_result=True)
+@shared_task(name="leaderboard.tasks.warm_windows", ignore_result=True)
 def warm_windows(snapshot_id: int) -> None:
     """Compute a new snapshot's preset day windows ahead of the first visitor."""
     services.warm_windows(snapshot_id=snapshot_id)
 
 
-@shared_task(ignore_result=True)
+@shared_task(name="leaderboard.tasks.export_cycles", ignore_result=True)
 def export_cycles(snapshot_id: int) -> None:
     """Write the new snapshot's cycles.csv file (queued after each publish)."""
-    exports.write_cycles_export(snapshot_id=snapshot_id)
+    cycles_file.write_cycles_export(snapshot_id=snapshot_id)
 
 
 @worker_ready.connect

@@ -52,8 +52,8 @@ from django.utils import timezone
 from ingest.columns import FACT_FIELDS
 from ingest.models import Contributor, Cycle
 from ingest.selectors import pool_cycles
-from leaderboard.models import Snapshot
-from leaderboard.public_names import counted_contributors, name_decisions, public_name_rule
+from rankings.models import Snapshot
+from rankings.public_names import counted_contributors, name_decisions, public_name_rule
 from scoring.public_labels import NAME_PAIR, OTHER_LABEL
 
 log = logging.getLogger(__name__)

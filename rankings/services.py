@@ -12,15 +12,16 @@ from django.db.models import Max
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from core import page_cache, soft_cache
+from core.throttles import admit
 from core.times import iso_z
 from ingest.models import Contributor
-from ingest.throttles import admit
-from leaderboard import caching, exports, soft_cache
-from leaderboard.coordination import coordinator, exclusive
-from leaderboard.models import GroupScore, NameDecision, Snapshot
-from leaderboard.presenters import number
-from leaderboard.public_names import name_decisions
-from leaderboard.selectors import (
+from pages.presenters import number
+from rankings import cycles_file
+from rankings.coordination import coordinator, exclusive
+from rankings.models import GroupScore, NameDecision, Snapshot
+from rankings.public_names import name_decisions
+from rankings.selectors import (
     cycles_fingerprint,
     cycles_frame,
     latest_snapshot,
@@ -28,7 +29,7 @@ from leaderboard.selectors import (
     snapshot_document,
     stored_samples,
 )
-from leaderboard.windows import PRESET_DAYS, preset_window
+from rankings.windows import PRESET_DAYS, preset_window
 from scoring import (
     Comparison,
     GroupNotRanked,
@@ -57,7 +58,7 @@ def recompute_after_new_cycles(**signal: Any) -> None:
 
 def request_recompute() -> None:
     """Ask for a recompute after new data; ingest calls it with transaction.on_commit."""
-    from leaderboard.tasks import recompute_rankings
+    from rankings.tasks import recompute_rankings
 
     coordinator().mark_pending()
     recompute_rankings.delay()
@@ -124,7 +125,7 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
         log.info("recompute: pool unchanged since snapshot %s", previous.id)
         # Its file may still hold cycles retracted since: stored after this snapshot read the pool and
         # before the file was read. Written again here, or the download would refuse until the pool changed.
-        exports.write_cycles_export(snapshot_id=previous.id)
+        cycles_file.write_cycles_export(snapshot_id=previous.id)
         return None
     now = timezone.now()
     # Prepared once (sorted, labelled, judged) for both the scores and the enrichment.
@@ -193,7 +194,7 @@ def _publish(
                 for group in body.get("groups", [])
             ]
         )
-        transaction.on_commit(caching.snapshot_published)
+        transaction.on_commit(page_cache.snapshot_published)
         transaction.on_commit(lambda: _queue_cycles_export(snapshot.id))
         transaction.on_commit(lambda: _queue_window_warming(snapshot.id))
     return snapshot
@@ -223,7 +224,7 @@ def _keep_history_bounded(newest: Snapshot) -> None:
 
 
 def _queue_cycles_export(snapshot_id: int) -> None:
-    from leaderboard.tasks import export_cycles
+    from rankings.tasks import export_cycles
 
     export_cycles.delay(snapshot_id)
 
@@ -232,11 +233,11 @@ def export_newest_cycles() -> None:
     """Write the newest snapshot's cycles.csv if it is missing (a no-op when it is there)."""
     snapshot = latest_snapshot()
     if snapshot is not None:
-        exports.write_cycles_export(snapshot_id=snapshot.id)
+        cycles_file.write_cycles_export(snapshot_id=snapshot.id)
 
 
 def _queue_window_warming(snapshot_id: int) -> None:
-    from leaderboard.tasks import warm_windows
+    from rankings.tasks import warm_windows
 
     warm_windows.delay(snapshot_id)
 

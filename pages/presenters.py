@@ -11,8 +11,8 @@ from typing import Any
 
 import numpy as np
 
-from leaderboard.charts import OKABE_ITO, OTHER_COLOUR, family_colours
-from leaderboard.words import (
+from pages.charts import OKABE_ITO, OTHER_COLOUR, family_colours
+from pages.wording import (
     ADJUSTED_ODDS_WORDS,
     AXES,
     DEFAULT_SORT,

@@ -4,8 +4,8 @@ from typing import Any
 
 import numpy as np
 
-from leaderboard.presenters import leaderboard_rows, rank_text
-from leaderboard.verdict import verdict
+from pages.presenters import leaderboard_rows, rank_text
+from pages.verdict import verdict
 from scoring.caveats import interval_ranks, interval_worst_ranks
 
 

@@ -5,7 +5,7 @@ from typing import Any, Final
 from django.http import HttpRequest, HttpResponse
 from django.template.loader import render_to_string
 
-from leaderboard.words import DEFAULT_VIEW, EVERY_PAGE, VIEW_TITLES
+from pages.wording import DEFAULT_VIEW, EVERY_PAGE, VIEW_TITLES
 
 # Query values are capped before use: a label is at most 300 characters (GroupScore.label).
 MAX_PARAM_LENGTH: Final = 300

@@ -2,8 +2,8 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from leaderboard import services
-from leaderboard.coordination import coordinator, exclusive
+from rankings import services
+from rankings.coordination import coordinator, exclusive
 
 
 class Command(BaseCommand):

@@ -14,7 +14,7 @@ from typing import Any, Final
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from leaderboard.words import VIEW_NOUNS
+from pages.wording import VIEW_NOUNS
 from scoring.shapes import PAIR_ARROW
 
 # The largest leading set the verdict names; a bigger one is no answer to "which one ships".

@@ -6,11 +6,12 @@ from typing import Any
 
 from django.db.models import QuerySet
 
-from core.page_cache import Published, cache_generation
+from core.page_cache import cache_generation
 from lab.models import LabRun, LabSource, ModelAlias
 from lab.names import canonical_model
 from lab.services import LAB_GENERATION_KEY
 from lab.summary import Run
+from rankings.current import Published
 
 
 def lab_generation() -> int:

@@ -9,11 +9,12 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
-from core.http import NotFound, not_found_page, param, render_page
-from core.page_cache import Lazy, cached_page
+from core.http import NotFound, not_found_page, param
 from lab import charts, field, selectors
 from lab.models import LabSource
 from lab.summary import Row, summary_rows
+from pages.serving import cached_page, render_page
+from rankings.current import Lazy
 
 VIEW_WORDS = {field.PAIRING_VIEW: "Pairings", field.MODEL_VIEW: "Models"}
 

@@ -11,7 +11,6 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
-from core.page_cache import Published
 from pages.charts import HistoryPoint, axis_strip, forest_plot, interval_bar, score_domain, sparkline
 from pages.presenters import (
     axis_rows,
@@ -50,6 +49,7 @@ from pages.wording import (
     WINDOW_TITLES,
     other_words,
 )
+from rankings.current import Published
 from rankings.selectors import HistoryRow, scoring_config
 from rankings.windows import Window, window_query
 from scoring import Comparison

@@ -36,11 +36,13 @@ from django.utils import timezone
 from django.utils.http import http_date, parse_etags
 from django.views.decorators.http import require_safe
 
-from core.http import chosen_view, not_found_page, render_page
-from core.page_cache import mark_cacheable, not_modified, page_etag, published_snapshot, serving_snapshot
+from core.http import not_found_page
+from core.page_cache import mark_cacheable, not_modified, page_etag
 from core.times import iso_z
 from pages import presenters, wording
+from pages.serving import chosen_view, render_page
 from rankings import cycles_file
+from rankings.current import published_snapshot, serving_snapshot
 from scoring.shapes import PAIRING_VIEWS
 
 # How soon to ask again while the newest snapshot's export is being written.

@@ -26,7 +26,7 @@ from scoring.compare_rates import RateTest, ship_rate_test
 from scoring.finishing import log_distance, positions
 from scoring.groupings import family
 from scoring.public_labels import OTHER_LABEL
-from scoring.shapes import PAIR_ARROW, SPAN
+from scoring.shapes import PAIR_ARROW, SPAN, number
 
 # Views whose labels carry an effort (model:effort), and views whose labels are families already.
 EFFORT_VIEWS = frozenset({"modelEffort", "modelEffortCombo"})
@@ -69,13 +69,6 @@ def planner_and_builder(group: dict[str, Any]) -> tuple[str, str] | None:
 
 def flag_words(group: dict[str, Any]) -> list[str]:
     return [FLAG_WORDS.get(flag, flag) for flag in group.get("flags", [])]
-
-
-def number(value: object) -> float | None:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        return None
-    as_float = float(value)
-    return as_float if math.isfinite(as_float) else None
 
 
 def interval(group: dict[str, Any]) -> tuple[float | None, float | None]:

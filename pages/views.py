@@ -16,13 +16,14 @@ from django.utils import timezone
 from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST, require_safe
 
-from core.http import NotFound, chosen_view, not_found_page, param, render_page
-from core.page_cache import Lazy, Published, cached_page, published_snapshot, serving_snapshot
+from core.http import NotFound, not_found_page, param
 from core.throttles import ThrottleUnavailableError, address_digest, address_wait
 from ingest.contract import parse_install
 from ingest.services import retract
 from pages import contexts, downloads, presenters, wording
+from pages.serving import cached_page, chosen_view, render_page
 from rankings import selectors, services
+from rankings.current import Lazy, Published, published_snapshot, serving_snapshot
 from rankings.windows import Window, read_window
 
 HISTORY_POINTS = 60

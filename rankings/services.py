@@ -12,12 +12,11 @@ from django.db.models import Max
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
-from core import page_cache, soft_cache
+from core import soft_cache
 from core.throttles import admit
 from core.times import iso_z
 from ingest.models import Contributor
-from pages.presenters import number
-from rankings import cycles_file
+from rankings import current, cycles_file
 from rankings.coordination import coordinator, exclusive
 from rankings.models import GroupScore, NameDecision, Snapshot
 from rankings.public_names import name_decisions
@@ -40,7 +39,7 @@ from scoring import (
     score_pool,
 )
 from scoring.document import prepare
-from scoring.shapes import ViewName
+from scoring.shapes import ViewName, number
 
 log = logging.getLogger(__name__)
 
@@ -194,7 +193,7 @@ def _publish(
                 for group in body.get("groups", [])
             ]
         )
-        transaction.on_commit(page_cache.snapshot_published)
+        transaction.on_commit(current.snapshot_published)
         transaction.on_commit(lambda: _queue_cycles_export(snapshot.id))
         transaction.on_commit(lambda: _queue_window_warming(snapshot.id))
     return snapshot

@@ -4,6 +4,7 @@ Pure: no Django here. Arrays carry axes in AXES order and sums in SUMS order; a 
 value is NaN inside the engine and None in the published document.
 """
 
+import math
 from dataclasses import dataclass
 from typing import Final, Literal, TypedDict
 
@@ -175,3 +176,11 @@ class ViewMeta(TypedDict):
     minJudged: int
     evidenceK: int
     weights: str
+
+
+def number(value: object) -> float | None:
+    """A published number as a float: None for a null, a flag, a non-number or a non-finite value."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    as_float = float(value)
+    return as_float if math.isfinite(as_float) else None

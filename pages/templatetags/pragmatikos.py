@@ -7,8 +7,8 @@ from django import template
 from django.urls import reverse
 from django.utils.html import format_html
 
-from pages.presenters import number
 from pages.wording import ShownAxis
+from scoring.shapes import number
 
 register = template.Library()
 

@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core import page_cache
-from rankings import demo
+from rankings import current, demo
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
@@ -53,7 +52,7 @@ def serve_demo(live_server, *, count: int) -> str:  # type: ignore[no-untyped-de
 
     Call it in a fixture the test names before `browser`: Playwright's loop must not share a
     thread with the ORM, so everything is stored before the browser starts."""
-    page_cache.forget_local_pages()
+    current.forget()
     demo.load_demo(count=count)
     return str(live_server.url)
 

@@ -7,10 +7,10 @@ from typing import Any
 
 import pytest
 
-from core import page_cache
 from lab import importers
 from lab.downloads import forget_local_downloads
 from lab.services import import_source
+from rankings import current
 
 DATA = Path(__file__).resolve().parents[2] / "lab" / "data"
 AKITA = DATA / "akita"
@@ -60,10 +60,10 @@ def shipped(db: None) -> None:
 def _cold_process_memo() -> Any:
     """Each test starts without the process's held snapshot, page copies and download copies."""
 
-    page_cache.forget_local_pages()
+    current.forget()
     forget_local_downloads()
     yield
-    page_cache.forget_local_pages()
+    current.forget()
     forget_local_downloads()
 
 

@@ -7,8 +7,7 @@ from collections.abc import Iterator
 import pytest
 from django.utils import timezone
 
-from core import page_cache
-from rankings import demo
+from rankings import current, demo
 from rankings.models import Snapshot
 
 # Smaller than the make-run demo so each test recomputes in well under a second.
@@ -18,9 +17,9 @@ TEST_CYCLES = 1500
 @pytest.fixture(autouse=True)
 def _cold_process_memo() -> Iterator[None]:
     """Each test starts without the process's held snapshot, so query counts are the cold ones."""
-    page_cache.forget_local_pages()
+    current.forget()
     yield
-    page_cache.forget_local_pages()
+    current.forget()
 
 
 @pytest.fixture

@@ -3,7 +3,7 @@ import gzip
 from django.test import Client
 
 from core import page_cache
-from rankings import cycles_file, services
+from rankings import current, cycles_file, services
 from rankings.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_paths, ranked_labels
@@ -16,11 +16,11 @@ def test_it_runs_at_most_three_queries_per_page(
 ) -> None:
     from django.core.cache import cache
 
-    from core import page_cache
+    from rankings import current
 
     for path, params in page_paths(demo_snapshot):
         cache.clear()
-        page_cache.forget_local_pages()
+        current.forget()
         with django_assert_max_num_queries(MAX_QUERIES):
             response = client.get(path, params)
         assert response.status_code == 200, (path, params)
@@ -66,11 +66,11 @@ def test_it_shows_the_new_snapshot_once_a_recompute_publishes(
 def test_it_keeps_unknown_labels_out_of_the_page_cache(demo_snapshot: Snapshot, client: Client) -> None:
     from django.core.cache import cache
 
-    page_cache.forget_local_pages()
+    current.forget()
     label = "no such pairing"
     response = client.get("/pairing/", {"view": "modelCombo", "label": label})
     assert response.status_code == 404
-    generation, snapshot_id = page_cache.serving_snapshot()
+    generation, snapshot_id = current.serving_snapshot()
     assert snapshot_id == demo_snapshot.id
     key = page_cache.page_cache_key(snapshot_id, generation, "pairing", "modelCombo", label)
     assert cache.get(key) is None

@@ -1,0 +1,121 @@
+"""The newest published snapshot as a process serves it: which one, and the parts of it the pages read.
+
+The cache generation names it (core.page_cache): a new snapshot shows at once in the publishing process
+and within SERVING_LOCAL_SECONDS in any other.
+"""
+
+import time
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Final
+
+from core import page_cache, soft_cache
+from core.page_cache import GENERATION_KEY, bump_generation, cache_generation
+from rankings.models import Snapshot
+from rankings.selectors import newest_snapshot_id, snapshot_document
+
+# Which snapshot the current cache generation serves. Short-lived, so a publish that never
+# bumps the generation (an admin shell) still shows within a minute.
+SERVING_KEY: Final = "leaderboard:serving"
+SERVING_SECONDS: Final = 60
+# How long a process trusts its last look at the generation before asking the cache again.
+SERVING_LOCAL_SECONDS: Final = 1.0
+
+
+_serving: tuple[float, int, int] | None = None  # (trusted until, generation, snapshot id)
+
+
+def serving_snapshot() -> tuple[int, int]:
+    """(cache generation, newest snapshot id or 0): usually from this process's last look,
+    else one cache round trip, plus one query only when the generation has moved."""
+    global _serving
+    now = time.monotonic()
+    local = _serving
+    if local is not None and local[0] > now:
+        return local[1], local[2]
+    held = soft_cache.get_many([GENERATION_KEY, SERVING_KEY])
+    if held is None:
+        # The cache is unreachable: the newest snapshot from the database, and generation 0,
+        # which names no shared cache entry (pages are then kept in this process only).
+        snapshot_id = newest_snapshot_id() or 0
+        _serving = (now + SERVING_LOCAL_SECONDS, 0, snapshot_id)
+        return 0, snapshot_id
+    generation = held.get(GENERATION_KEY)
+    if generation is None:
+        generation = cache_generation()
+    serving = held.get(SERVING_KEY)
+    if isinstance(serving, tuple | list) and len(serving) == 2 and serving[0] == generation:
+        snapshot_id = int(serving[1])
+    else:
+        snapshot_id = newest_snapshot_id() or 0
+        soft_cache.set(SERVING_KEY, (generation, snapshot_id), SERVING_SECONDS)
+    _serving = (now + SERVING_LOCAL_SECONDS, int(generation), snapshot_id)
+    return int(generation), snapshot_id
+
+
+def snapshot_published() -> None:
+    """After a publish commits: retire every cached page, and show the new snapshot here at once."""
+    bump_generation()
+    forget()
+
+
+# ---------------------------------------------------------------- the snapshot a process holds
+
+
+@dataclass(frozen=True)
+class Published:
+    """The parts of a snapshot the pages read, kept per process for the newest one."""
+
+    id: int
+    created_at: datetime
+    is_demo: bool
+    cycles: int
+    judged: int
+    contributors: int
+    # The stored document with the snapshot's id, time and demo mark in its meta.
+    document: dict[str, Any]
+
+
+_newest: Published | None = None
+
+
+def published_snapshot(snapshot_id: int) -> Published | None:
+    """The snapshot of this id: one query the first time a process sees it."""
+    global _newest
+    if snapshot_id == 0:
+        return None
+    held = _newest
+    if held is not None and held.id == snapshot_id:
+        return held
+    snapshot = Snapshot.objects.filter(id=snapshot_id).defer("samples").first()
+    if snapshot is None:
+        return None
+    held = Published(
+        id=snapshot.id,
+        created_at=snapshot.created_at,
+        is_demo=snapshot.is_demo,
+        cycles=snapshot.cycles,
+        judged=snapshot.judged,
+        contributors=snapshot.contributors,
+        document=snapshot_document(snapshot),
+    )
+    _newest = held
+    return held
+
+
+class Lazy:
+    """The page's snapshot, fetched only if the page needs it (a window page does not)."""
+
+    def __init__(self, snapshot_id: int) -> None:
+        self.snapshot_id = snapshot_id
+
+    def __call__(self) -> Published | None:
+        return published_snapshot(self.snapshot_id)
+
+
+def forget() -> None:
+    """Drop this process's page copies, held snapshot and look at the generation."""
+    global _newest, _serving
+    page_cache.forget_local_pages()
+    _newest = None
+    _serving = None

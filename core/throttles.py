@@ -14,9 +14,7 @@ from __future__ import annotations
 import ipaddress
 import math
 import threading
-import time
 import uuid
-from collections import OrderedDict
 
 import redis
 from django.conf import settings
@@ -28,6 +26,7 @@ from rest_framework.throttling import BaseThrottle
 from rest_framework.views import APIView
 
 from core import redis_breaker
+from core.backend import in_process_counts
 from core.keys import keyed_digest
 from core.redis_breaker import RedisDown
 
@@ -105,37 +104,6 @@ def _counter_redis() -> redis.Redis | None:
     location: str | list[str] = config["LOCATION"]  # type: ignore[assignment]
     # Short timeouts and the process's one breaker: a hung Redis costs one request one timeout, then 503s at once.
     return redis_breaker.client(location if isinstance(location, str) else location[0])
-
-
-class InProcessCounts:
-    """The same sliding windows kept in this process: exact within it. The embedded default's counters,
-    and where counters that may fail open (see admit) are kept while Redis is unreachable. Holds at most
-    MAX_KEYS keys, forgetting the least recently counted, so made-up clients cannot fill the memory."""
-
-    MAX_KEYS = 10_000
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._history: OrderedDict[str, list[float]] = OrderedDict()
-
-    def admit(self, key: str, limit: int, seconds: int) -> tuple[bool, float]:
-        with self._lock:
-            now = time.monotonic()
-            history = [at for at in self._history.pop(key, []) if at > now - seconds]
-            admitted = len(history) < limit
-            if admitted:
-                history.append(now)
-            self._history[key] = history
-            while len(self._history) > self.MAX_KEYS:
-                self._history.popitem(last=False)
-            return admitted, 0.0 if admitted else history[0] + seconds - now
-
-    def clear(self) -> None:
-        with self._lock:
-            self._history.clear()
-
-
-in_process_counts = InProcessCounts()
 
 
 def admit(scope: str, digest: str, rate: str, *, counted_here_without_redis: bool = False) -> tuple[bool, int]:

@@ -1,6 +1,7 @@
-from django.db import connections, models, transaction
+from django.db import models, transaction
 from django.db.models import Exists, Max, Q
 
+from core.backend import advisory_lock
 from core.keys import install_hash  # noqa: F401  (re-exported: callers name it with the models)
 
 # The key of the PostgreSQL advisory lock that serializes handing out contributor numbers.
@@ -26,10 +27,7 @@ class ContributorQuerySet(models.QuerySet["Contributor"]):
         with transaction.atomic(using=self.db):
             if not waiting.exists():
                 return 0
-            connection = connections[self.db]
-            if connection.vendor == "postgresql":
-                with connection.cursor() as cursor:
-                    cursor.execute("SELECT pg_advisory_xact_lock(%s)", [NUMBERING_LOCK])
+            advisory_lock(NUMBERING_LOCK, using=self.db)
             # Read again under the lock: what was waiting may have been numbered meanwhile.
             ids = [pk for (pk,) in waiting]
             everyone = Contributor.objects.using(self.db)

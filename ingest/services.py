@@ -10,7 +10,6 @@ bulk operations).
 
 from __future__ import annotations
 
-import time
 import uuid
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -21,6 +20,7 @@ from django.db import connection, models, transaction
 from django.db.models import BooleanField, Exists, OuterRef, Q
 from django.db.models.expressions import RawSQL
 
+from core.backend import advisory_lock, bulk_statements, copy_in
 from ingest.columns import FACT_FIELDS
 from ingest.contract import STORED_FIELDS, Envelope
 from ingest.hooks import announce_cycles_changed, newest_snapshot_id
@@ -61,9 +61,7 @@ def _lock_install(digest: str) -> None:
     has no row to lock, and must still not interleave with that install's first contribution. SQLite
     runs one write transaction at a time anyway.
     """
-    if connection.vendor == "postgresql":
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT pg_advisory_xact_lock(%s)", [install_lock_key(digest)])
+    advisory_lock(install_lock_key(digest))
 
 
 def _is_retracted(digest: str) -> bool:
@@ -175,7 +173,7 @@ def _contribute_nothing(*, digest: str, envelope: Envelope, now: datetime, skipp
 def _key_among(keys: list[str]) -> Q | RawSQL:
     """cycle_key in keys; on PostgreSQL as = ANY(one array), which spares building and parsing a
     statement with a placeholder per key (a third of a 1,000-row request's CPU time)."""
-    if connection.vendor != "postgresql":
+    if not bulk_statements():
         return Q(cycle_key__in=keys)
     column = connection.ops.quote_name(_column_name("cycle_key"))
     return RawSQL(f"{column} = ANY(%s)", (keys,), BooleanField())  # noqa: S611 (a quoted column name; keys are bound)
@@ -183,7 +181,7 @@ def _key_among(keys: list[str]) -> Q | RawSQL:
 
 def _insert_cycles(rows: list[tuple[Any, ...]], *, contributor_id: int, generated: datetime, now: datetime) -> None:
     """Insert new cycles in one statement: COPY on PostgreSQL, bulk_create elsewhere."""
-    if connection.vendor != "postgresql":
+    if not bulk_statements():
         cycles = [
             Cycle(
                 contributor_id=contributor_id,
@@ -205,23 +203,12 @@ def _insert_cycles(rows: list[tuple[Any, ...]], *, contributor_id: int, generate
     statement = f"COPY {quote(meta.db_table)} ({columns}) FROM STDIN (FORMAT BINARY)"
     # Binary rows must carry each column's exact type: "varchar(64)" -> "varchar".
     types = [_column_type(_concrete_field(name)).split("(", 1)[0] for name in names]
-    started = time.monotonic()
-    # psycopg's own cursor raises psycopg's errors: Django's wrapper turns them into django.db's, so a
-    # connection cut mid-COPY answers the API's 503 (core/errors.py), not a 500, and is not reused.
-    with connection.cursor() as cursor, connection.wrap_database_errors, cursor.cursor.copy(statement) as copy:
-        copy.set_types(types)
-        for row in rows:
-            copy.write_row((contributor_id, *row, generated, now))
-    if connection.queries_logged:
-        # COPY bypasses the cursor wrapper's logging; record it so query counts stay honest.
-        connection.queries_log.append(
-            {"sql": f"{statement} -- {len(rows)} rows", "time": f"{time.monotonic() - started:.3f}"}
-        )
+    copy_in(statement, ((contributor_id, *row, generated, now) for row in rows), types=types, count=len(rows))
 
 
 def _rewrite_cycles(rewrites: list[tuple[int, tuple[Any, ...]]], *, generated: datetime, now: datetime) -> None:
     """Overwrite the facts of stored cycles in one statement."""
-    if connection.vendor != "postgresql":
+    if not bulk_statements():
         cycles = [
             Cycle(id=pk, generated=generated, received_at=now, **dict(zip(STORED_FIELDS, row, strict=True)))
             for pk, row in rewrites

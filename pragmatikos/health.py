@@ -10,18 +10,17 @@ The snapshot's age is reported, not judged: an unchanged pool publishes nothing 
 Without REDIS_URL (the embedded default) Redis is "not used".
 """
 
-import functools
 import logging
 from collections.abc import Callable
 from typing import Any
 
-import redis
 from django.conf import settings
 from django.db import DatabaseError, connection
 from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.utils import timezone
 from redis.exceptions import RedisError
 
+from core import redis_breaker
 from core.times import iso_z
 from rankings.models import Snapshot
 
@@ -31,17 +30,12 @@ PATH = "/healthz"
 RETRY_SECONDS = 10
 
 
-@functools.cache
-def _redis(url: str) -> redis.Redis:
-    # Shorter than any proxy's health check interval: a hung Redis answers "down" within a second or so.
-    return redis.Redis.from_url(url, socket_timeout=1, socket_connect_timeout=1)
-
-
 def redis_state() -> str:
     if not settings.REDIS_URL:
         return "not used"
     try:
-        _redis(settings.REDIS_URL).ping()
+        # The process's one client factory (REDIS_TIMEOUT), but never its breaker: the check asks every time.
+        redis_breaker.client(settings.REDIS_URL).ping()
     except (RedisError, OSError):
         return "down"
     return "ok"

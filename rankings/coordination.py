@@ -33,6 +33,7 @@ from django.conf import settings
 from redis.exceptions import RedisError
 
 from core import redis_breaker
+from core.backend import LocalCoordinator
 
 log = logging.getLogger(__name__)
 
@@ -142,54 +143,6 @@ class RedisCoordinator:
         if not self.client.set(key, "1", nx=True, ex=delay):
             return None
         return delay
-
-
-class LocalCoordinator:
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.guard = threading.Lock()
-        self.pending = 0
-
-    def mark_pending(self) -> None:
-        with self.guard:
-            self.pending += 1
-
-    def pending_mark(self) -> int | None:
-        with self.guard:
-            return self.pending or None
-
-    def clear_pending(self, mark: int) -> bool:
-        with self.guard:
-            if self.pending != mark:
-                return False
-            self.pending = 0
-            return True
-
-    def take_pending(self) -> bool:
-        with self.guard:
-            was, self.pending = self.pending, 0
-        return bool(was)
-
-    def is_pending(self) -> bool:
-        return bool(self.pending)
-
-    def try_lock(self) -> bool:
-        return self.lock.acquire(blocking=False)
-
-    def renew_lock(self) -> bool:
-        return self.lock.locked()  # an in-process lock cannot outlive its holder
-
-    def unlock(self) -> None:
-        self.lock.release()
-
-    def start_cooldown(self) -> None:
-        pass  # tasks run in the request that asks for them: nothing would come back for work left owed
-
-    def cooldown_left(self) -> float:
-        return 0.0
-
-    def claim_follow_up(self) -> int | None:
-        return None  # the holder runs in this process and does the follow-up itself
 
 
 @cache

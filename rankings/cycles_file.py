@@ -44,11 +44,11 @@ from typing import IO, Any
 
 import pandas as pd
 from django.conf import settings
-from django.db import connection
 from django.db.models import Case, CharField, F, Max, QuerySet, Value, When
 from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
+from core.backend import bulk_statements, copy_out
 from ingest.columns import FACT_FIELDS
 from ingest.models import Contributor, Cycle
 from ingest.selectors import pool_cycles
@@ -195,7 +195,7 @@ def _write_file(*, snapshot_id: int) -> Path:
         with temp.open("wb") as raw:
             # The name and time inside the gzip header are fixed: no temporary name leaks into the file.
             with gzip.GzipFile(filename="cycles.csv", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as zipped:
-                if connection.vendor == "postgresql":
+                if bulk_statements():
                     _copy_rows(zipped)
                 else:
                     for line in cycle_lines():
@@ -277,13 +277,8 @@ def _copy_rows(out: gzip.GzipFile) -> None:
     # The header is written here: COPY's own would carry the query's column names.
     out.write((",".join(CYCLE_COLUMNS) + "\n").encode())
     sql, params = export_rows().query.sql_with_params()
-    with connection.cursor() as cursor:
-        raw = cursor.cursor  # psycopg's own cursor: COPY has no DB-API form
-        copy_sql = f"COPY ({raw.mogrify(sql, params)!s}) TO STDOUT (FORMAT csv)"
-        # Django's wrapper turns psycopg's errors into django.db's, and marks a cut connection unusable.
-        with connection.wrap_database_errors, raw.copy(copy_sql) as copy:
-            for block in copy:
-                out.write(block)
+    for block in copy_out(sql, params, options="FORMAT csv"):
+        out.write(block)
 
 
 class _Line:

@@ -1,6 +1,5 @@
 """Reads of the leaderboard: the published snapshots, their history and samples, the scoring input."""
 
-import contextlib
 import datetime as dt
 import hashlib
 import io
@@ -12,6 +11,7 @@ from django.conf import settings
 from django.db import connection
 from django.db.models.fields.json import KeyTransform
 
+from core.backend import bulk_statements, copy_out
 from core.times import iso_z
 from ingest.selectors import pool_cycles
 from rankings.models import GroupScore, Snapshot
@@ -130,35 +130,28 @@ def cycles_frame(
     Python tuples; elsewhere (the embedded SQLite default) through a plain cursor.
     """
     sql, params = _cycles_sql(since=since, until=until)
-    with connection.cursor() as cursor:
-        if connection.vendor == "postgresql":
-            raw = cursor.cursor  # psycopg's own cursor: COPY has no DB-API form
-            query = raw.mogrify(sql, params) if params else sql
-            copy_sql = f"COPY ({query!s}) TO STDOUT WITH (FORMAT csv, HEADER true)"
-            buffer = io.BytesIO()
-            # Shows the COPY in Django's query log (debug cursors, tests), like any other query.
-            logged = cursor.debug_sql(copy_sql) if hasattr(cursor, "debug_sql") else contextlib.nullcontext()
-            # Django's wrapper turns psycopg's errors into django.db's (a cut connection: the API's 503).
-            with logged, connection.wrap_database_errors, raw.copy(copy_sql) as copy:
-                for block in copy:
-                    buffer.write(block)
-            buffer.seek(0)
-            dtypes = {name: str for name in (*_TEXT_COLUMNS, _COUNTED)}
-            # Named by position: the query selects FRAME_COLUMNS in order (the header says contributor_id).
-            frame = pd.read_csv(
-                buffer,
-                header=0,
-                names=[*FRAME_COLUMNS, _COUNTED],
-                dtype=dtypes,
-                keep_default_na=False,  # type: ignore[arg-type]
-            )
-            if frame.empty:
-                frame = pd.DataFrame({name: pd.Series(dtype="object") for name in (*FRAME_COLUMNS, _COUNTED)})
-            counted_rows = frame[_COUNTED] == "t"
-        else:
+    if bulk_statements():
+        buffer = io.BytesIO()
+        for block in copy_out(sql, params, options="FORMAT csv, HEADER true"):
+            buffer.write(block)
+        buffer.seek(0)
+        dtypes = {name: str for name in (*_TEXT_COLUMNS, _COUNTED)}
+        # Named by position: the query selects FRAME_COLUMNS in order (the header says contributor_id).
+        frame = pd.read_csv(
+            buffer,
+            header=0,
+            names=[*FRAME_COLUMNS, _COUNTED],
+            dtype=dtypes,
+            keep_default_na=False,  # type: ignore[arg-type]
+        )
+        if frame.empty:
+            frame = pd.DataFrame({name: pd.Series(dtype="object") for name in (*FRAME_COLUMNS, _COUNTED)})
+        counted_rows = frame[_COUNTED] == "t"
+    else:
+        with connection.cursor() as cursor:
             cursor.execute(sql, params)
             frame = pd.DataFrame.from_records(cursor.fetchall(), columns=[*FRAME_COLUMNS, _COUNTED])
-            counted_rows = frame[_COUNTED].astype(bool)
+        counted_rows = frame[_COUNTED].astype(bool)
     cycles = _typed_frame(frame[list(FRAME_COLUMNS)])
     counted = frozenset(cycles.loc[counted_rows, "contributor"].unique().tolist())
     rule = public_name_rule(counted=counted, decisions=name_decisions() if decisions is None else decisions)

@@ -2,7 +2,6 @@
 
 import datetime as dt
 import logging
-import threading
 import time
 from typing import Any, cast
 
@@ -13,6 +12,7 @@ from django.db.models.functions import TruncDate
 from django.utils import timezone
 
 from core import soft_cache
+from core.backend import process_lock
 from core.throttles import admit
 from core.times import iso_z
 from ingest.models import Contributor
@@ -46,8 +46,9 @@ log = logging.getLogger(__name__)
 SCOPED_CACHE_SECONDS = 3600
 SCOPED_LOCK_KEY = "scoped:computing"
 SCOPED_LOCK_SECONDS = 300
+# Without the cache, one window at a time in this process (core.backend.process_lock).
+WINDOW_LOCK = "day-window"
 # Stands in for SCOPED_LOCK_KEY while the cache is unreachable.
-_window_lock = threading.Lock()
 
 
 def recompute_after_new_cycles(**signal: Any) -> None:
@@ -342,7 +343,7 @@ def scoped_document(
     except _CacheUnreachable:
         # The cache is unreachable: one window at a time in this process instead.
         claimed = None
-        if not _window_lock.acquire(blocking=False):
+        if not process_lock(WINDOW_LOCK).acquire(blocking=False):
             raise WindowBusy from None
     try:
         frame = cycles_frame(since=since, until=until, decisions=snapshot.name_decisions)
@@ -356,7 +357,7 @@ def scoped_document(
         soft_cache.set(key, document, SCOPED_CACHE_SECONDS)
     finally:
         if claimed is None:
-            _window_lock.release()
+            process_lock(WINDOW_LOCK).release()
         else:
             for held in claimed:
                 soft_cache.delete(held)

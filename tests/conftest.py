@@ -10,7 +10,7 @@ def _fresh_cache() -> None:
     from django.core.cache import cache
 
     from core import soft_cache
-    from core.throttles import in_process_counts
+    from core.backend import in_process_counts
 
     cache.clear()
     in_process_counts.clear()

@@ -16,6 +16,7 @@ from django.utils import timezone
 
 from bench.scratch import free_port
 from core import soft_cache
+from core.backend import process_lock
 from rankings import current, cycles_file, services
 from rankings.models import Snapshot
 from tests.cycles.wire import envelope
@@ -80,12 +81,12 @@ def test_it_answers_503_for_a_second_window_while_one_computes_in_this_process(
     demo_snapshot: Snapshot, unreachable_cache: None, client: Client
 ) -> None:
     # Without the cache's lock, this process's own lock stands for "a window is computing".
-    assert services._window_lock.acquire(blocking=False)
+    assert process_lock(services.WINDOW_LOCK).acquire(blocking=False)
     try:
         page = client.get("/", {"window": "30"})
         api = client.get("/api/v1/pool.json", {"since": "2026-01-01"})
     finally:
-        services._window_lock.release()
+        process_lock(services.WINDOW_LOCK).release()
     assert page.status_code == 503 and int(page["Retry-After"]) > 0
     assert api.status_code == 503 and int(api["Retry-After"]) > 0
     assert client.get("/", {"window": "30"}).status_code == 200

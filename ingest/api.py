@@ -18,7 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
-from core.errors import api_error
+from core.errors import RETRY_AFTER, ErrorSerializer, api_error, error_body
 from core.throttles import AddressRateThrottle, BodiesInFlightError, InstallRateThrottle, body_budget
 from ingest import openapi, serializers
 from ingest.columns import SCHEMA_3_COLUMNS
@@ -40,34 +40,25 @@ MAX_ERRORS_LISTED = MAX_ERRORS
 RETRACTED_SENTENCE = "This install has retracted its contributions; nothing more is accepted from it."
 
 BODY_ERROR_RESPONSES = {
-    400: OpenApiResponse(serializers.ErrorSerializer, description="The body breaks the contract; nothing stored."),
-    411: OpenApiResponse(serializers.ErrorSerializer, description="The body was sent without a Content-Length."),
+    400: OpenApiResponse(ErrorSerializer, description="The body breaks the contract; nothing stored."),
+    411: OpenApiResponse(ErrorSerializer, description="The body was sent without a Content-Length."),
     413: OpenApiResponse(
-        serializers.ErrorSerializer,
+        ErrorSerializer,
         description=f"Over {settings.INGEST_MAX_BODY_BYTES // 2**20} MiB or over {settings.INGEST_MAX_ROWS:,} rows.",
     ),
-    415: OpenApiResponse(serializers.ErrorSerializer, description="The body is not sent as application/json."),
-    429: OpenApiResponse(serializers.ErrorSerializer, description="Throttled; see the Retry-After header."),
+    415: OpenApiResponse(ErrorSerializer, description="The body is not sent as application/json."),
+    429: OpenApiResponse(ErrorSerializer, description="Throttled; see the Retry-After header."),
     503: OpenApiResponse(
-        serializers.ErrorSerializer,
+        ErrorSerializer,
         description=(
             "The throttle's counters or the database are unreachable, or the service is parsing as many large "
             "bodies as it may at once; see the Retry-After header."
         ),
     ),
 }
-# Every 429 and 503 of the API says when to try again.
-RETRY_AFTER = OpenApiParameter(
-    "Retry-After",
-    int,
-    location=OpenApiParameter.HEADER,
-    response=[429, 503],
-    required=True,
-    description="Seconds to wait before sending again.",
-)
 ERROR_RESPONSES = {
     **BODY_ERROR_RESPONSES,
-    410: OpenApiResponse(serializers.ErrorSerializer, description="The install has retracted."),
+    410: OpenApiResponse(ErrorSerializer, description="The install has retracted."),
 }
 
 # A schema-3 row as the OpenCode plugin writes it: the example the API docs show and the fuzzer starts from.
@@ -379,4 +370,4 @@ class StatsApi(APIView):
 
 def api_not_found(request: HttpRequest, path: str = "") -> JsonResponse:
     """Unknown paths under /api/v1/ answer in the API's JSON error shape, not the site's HTML page."""
-    return JsonResponse({"error": "There is no such API endpoint.", "errors": []}, status=status.HTTP_404_NOT_FOUND)
+    return JsonResponse(error_body("There is no such API endpoint."), status=status.HTTP_404_NOT_FOUND)

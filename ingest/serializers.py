@@ -11,22 +11,7 @@ from typing import Any
 from drf_spectacular.utils import inline_serializer
 from rest_framework import serializers
 
-
-class ContractErrorSerializer(serializers.Serializer[Any]):
-    row = serializers.IntegerField(allow_null=True, help_text="0-based index into rows; null for the envelope.")
-    col = serializers.CharField(allow_null=True, help_text="Contract column or envelope key at fault.")
-    message = serializers.CharField(help_text="What the rule wants; never the rejected value.")
-
-
-# Built inline: a declared field named `errors` would shadow Serializer.errors.
-ErrorSerializer = inline_serializer(
-    name="Error",
-    fields={
-        "error": serializers.CharField(help_text="One sentence a client can show."),
-        "errors": ContractErrorSerializer(many=True),
-    },
-)
-
+from core.errors import ContractErrorSerializer
 
 # Inline, like ErrorSerializer: both answers carry a field named `errors`.
 ContributionAcceptedSerializer = inline_serializer(

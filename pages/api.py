@@ -7,11 +7,10 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.errors import RETRY_AFTER, ErrorSerializer, api_error
 from core.page_cache import etag_of, mark_cacheable, not_modified
 from core.throttles import address_digest
-from ingest.api import RETRY_AFTER
 from ingest.contract import FIRST_DAY
-from ingest.serializers import ErrorSerializer
 from rankings.selectors import latest_snapshot
 from rankings.services import WindowBusy, WindowLimited, scoped_document
 from rankings.windows import WindowError, read_days
@@ -76,12 +75,10 @@ class PoolApi(APIView):
                 request.query_params.get("since"), request.query_params.get("until"), today=timezone.now().date()
             )
         except WindowError as exc:
-            return Response({"error": str(exc), "errors": []}, status=400)
+            return api_error(str(exc))
         snapshot = latest_snapshot()
         if snapshot is None:
-            response = Response({"error": "No ranking has been published yet.", "errors": []}, status=503)
-            response["Retry-After"] = "60"
-            return response
+            return api_error("No ranking has been published yet.", status_code=503, retry_after=60)
         etag = etag_of(snapshot.id, since, until)
         unchanged = not_modified(request._request, etag)
         if unchanged is not None:
@@ -90,19 +87,14 @@ class PoolApi(APIView):
         try:
             document = scoped_document(since=since, until=until, snapshot=snapshot, requester=requester)
         except WindowLimited as limited:
-            refused = Response(
-                {
-                    "error": f"Too many new windows from this address; try again in {limited.retry_after} seconds.",
-                    "errors": [],
-                },
-                429,
+            return api_error(
+                f"Too many new windows from this address; try again in {limited.retry_after} seconds.",
+                status_code=429,
+                retry_after=limited.retry_after,
             )
-            refused["Retry-After"] = str(limited.retry_after)
-            return refused
         except WindowBusy as busy:
-            answer = Response({"error": "Another day window is being computed; try again shortly.", "errors": []}, 503)
-            answer["Retry-After"] = str(busy.retry_after)
-            return answer
+            busy_sentence = "Another day window is being computed; try again shortly."
+            return api_error(busy_sentence, status_code=503, retry_after=busy.retry_after)
         response = Response(document)
         mark_cacheable(response, etag)
         return response

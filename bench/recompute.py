@@ -176,7 +176,7 @@ def measure(resamples: int) -> dict[str, float]:
     # production: timed apart and taken off.
     from django.core.cache import cache
 
-    from rankings.services import recompute_snapshot, warm_windows
+    from rankings.recompute import recompute_snapshot, warm_windows
 
     started = time.perf_counter()
     snapshot = recompute_snapshot(force=True)

@@ -11,8 +11,8 @@ from core.errors import RETRY_AFTER, ErrorSerializer, api_error
 from core.page_cache import etag_of, mark_cacheable, not_modified
 from core.throttles import address_digest
 from ingest.contract import FIRST_DAY
+from rankings.recompute import WindowBusy, WindowLimited, scoped_document
 from rankings.selectors import latest_snapshot
-from rankings.services import WindowBusy, WindowLimited, scoped_document
 from rankings.windows import WindowError, read_days
 from scoring.shapes import VIEWS
 

@@ -22,7 +22,7 @@ from ingest.contract import parse_install
 from ingest.services import retract
 from pages import contexts, downloads, presenters, wording
 from pages.serving import cached_page, chosen_view, render_page
-from rankings import selectors, services
+from rankings import recompute, selectors
 from rankings.current import Lazy, Published, published_snapshot, serving_snapshot
 from rankings.windows import Window, read_window
 
@@ -57,10 +57,10 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             snapshot = load()
         else:
             try:
-                document = services.scoped_document(
+                document = recompute.scoped_document(
                     since=window.since, until=window.until, requester=address_digest(request)
                 )
-            except services.WindowLimited as limited:
+            except recompute.WindowLimited as limited:
                 error = f"Too many new windows from your address; try again in {limited.retry_after} seconds."
                 shown, snapshot, status, retry_after = (
                     Window(window.name, error=error),
@@ -68,7 +68,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
                     429,
                     limited.retry_after,
                 )
-            except services.WindowBusy as busy:
+            except recompute.WindowBusy as busy:
                 # Not cached (only 200s are): the next visit finds the window computed.
                 error = "Another window is being computed; reload in a few seconds."
                 shown, snapshot, status, retry_after = Window(window.name, error=error), load(), 503, busy.retry_after
@@ -127,7 +127,7 @@ def compare(request: HttpRequest) -> HttpResponse:
             group_a, group_b = presenters.find_group(view_doc, chosen_a), presenters.find_group(view_doc, chosen_b)
         except presenters.UnknownGroup:
             raise NotFound(f"No such group in the view {wording.VIEW_TITLES[view]}.") from None
-        difference = None if chosen_a == chosen_b else services.score_difference(snapshot.id, view, group_a, group_b)
+        difference = None if chosen_a == chosen_b else recompute.score_difference(snapshot.id, view, group_a, group_b)
         context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
         return render_page("leaderboard/compare.html", context)
 

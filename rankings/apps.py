@@ -11,7 +11,7 @@ class RankingsConfig(AppConfig):
         # The ingest announces changed cycles and asks for the newest ranking through hooks, so that it
         # never imports the rankings: connected here, once, whatever module is imported first.
         from ingest import hooks
-        from rankings import selectors, services
+        from rankings import recompute, selectors
 
-        hooks.cycles_changed.connect(services.recompute_after_new_cycles, dispatch_uid="leaderboard.recompute")
+        hooks.cycles_changed.connect(recompute.recompute_after_new_cycles, dispatch_uid="leaderboard.recompute")
         hooks.provide_newest_snapshot(selectors.newest_snapshot_id)

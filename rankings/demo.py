@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from ingest.models import Contributor, Cycle, install_hash
 from ingest.services import store_made_cycles
-from rankings.services import recompute_snapshot
+from rankings.recompute import recompute_snapshot
 
 DEMO_SEED = 20261130
 DEFAULT_CYCLES = 3000

@@ -23,7 +23,7 @@ from schemathesis.config import SchemathesisConfig
 
 from ingest import contract
 from ingest.models import Cycle
-from rankings import services
+from rankings import recompute
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.cycles.wire import envelope, with_cell
 
@@ -51,7 +51,7 @@ RETRACT = "/api/v1/contributions/retract"
 def published(db: None) -> None:
     """A ranking snapshot, so pool.json has a document to serve (without one it answers 503)."""
     make_cycles(make_contributor(), count=30, seed=7)
-    services.recompute_snapshot()
+    recompute.recompute_snapshot()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from scipy import stats
 
-from rankings import services
+from rankings import recompute
 from rankings.models import Snapshot
 from rankings.selectors import cycles_frame, scoring_config
 from scoring import compare_from_samples, compare_groups, score_pool
@@ -79,7 +79,7 @@ def test_it_keeps_samples_on_the_newest_snapshot_only_and_still_compares_an_old_
     demo_snapshot: Snapshot, client: Client
 ) -> None:
     make_cycles(make_contributor(demo=True), count=40, pairings=(("gpt-7", "gpt-7"),), seed=9)
-    newer = services.recompute_snapshot()
+    newer = recompute.recompute_snapshot()
     assert newer is not None
     assert Snapshot.objects.get(id=demo_snapshot.id).samples == {}
     assert Snapshot.objects.get(id=newer.id).samples["modelCombo"]

@@ -5,7 +5,7 @@ import pytest
 from django.test import Client
 
 from pages import charts, presenters, wording
-from rankings import services
+from rankings import recompute
 from rankings.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels
@@ -62,7 +62,7 @@ def test_it_draws_the_score_by_day(demo_snapshot: Snapshot, client: Client) -> N
     label = ranked_labels(demo_snapshot, "modelCombo")[0]
     Snapshot.objects.filter(id=demo_snapshot.id).update(created_at=demo_snapshot.created_at - dt.timedelta(days=1))
     make_cycles(make_contributor(demo=True), count=30, pairings=(("gpt-7", "gpt-7"),), seed=5)
-    services.recompute_snapshot()
+    recompute.recompute_snapshot()
     html = client.get("/pairing/", {"view": "modelCombo", "label": label}).content.decode()
     spark = re.search(r'<svg class="spark".*?</svg>', html, re.S)
     assert spark is not None

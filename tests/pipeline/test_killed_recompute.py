@@ -18,7 +18,7 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
-from rankings import services
+from rankings import recompute
 from rankings.coordination import LOCK_KEY, PENDING_KEY, RedisCoordinator, coordinator, exclusive
 from rankings.models import Snapshot
 from rankings.tasks import recompute_rankings
@@ -177,14 +177,14 @@ def test_it_keeps_the_recompute_owed_when_one_fails(monkeypatch: pytest.MonkeyPa
     def fail(**_: object) -> None:
         raise RuntimeError("scoring failed")
 
-    monkeypatch.setattr(services, "recompute_snapshot", fail)
+    monkeypatch.setattr(recompute, "recompute_snapshot", fail)
     with pytest.raises(RuntimeError):
-        services.run_pending_recomputes()
+        recompute.run_pending_recomputes()
     assert coord.is_pending()
     assert not coord.client.exists(LOCK_KEY)
 
     monkeypatch.undo()
-    assert services.run_pending_recomputes() is not None
+    assert recompute.run_pending_recomputes() is not None
     assert not coord.is_pending()
 
 
@@ -194,7 +194,7 @@ def test_it_keeps_owed_a_contribution_that_arrives_during_a_recompute(monkeypatc
     make_cycles(make_contributor(), count=50, seed=3)
     coord.mark_pending()
     marks: list[object] = []
-    real = services.recompute_snapshot
+    real = recompute.recompute_snapshot
 
     def recompute_while_a_contribution_arrives(**kwargs: bool) -> Snapshot | None:
         marks.append(coord.client.get(PENDING_KEY))
@@ -203,8 +203,8 @@ def test_it_keeps_owed_a_contribution_that_arrives_during_a_recompute(monkeypatc
             coord.mark_pending()
         return real(**kwargs)
 
-    monkeypatch.setattr(services, "recompute_snapshot", recompute_while_a_contribution_arrives)
-    services.run_pending_recomputes()
+    monkeypatch.setattr(recompute, "recompute_snapshot", recompute_while_a_contribution_arrives)
+    recompute.run_pending_recomputes()
 
     assert marks == [b"1", b"2"]  # the second contribution got its own recompute
     assert Snapshot.objects.latest("id").cycles == 100

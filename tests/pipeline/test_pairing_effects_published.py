@@ -5,7 +5,7 @@ import math
 import pytest
 from django.test import Client
 
-from rankings import services
+from rankings import recompute
 from tests.cycles.stored import make_contributor, make_cycles
 
 LONELY = ("minimax-m3", "minimax-m3")
@@ -25,7 +25,7 @@ def published(db: None) -> None:
     ):
         make_cycles(make_contributor(), count=90, pairings=pairings, ship_rate=ship_rate, seed=seed)
     make_cycles(make_contributor(), count=30, pairings=[LONELY], ship_rate=0.7, seed=9, key_offset=1000)
-    services.recompute_snapshot()
+    recompute.recompute_snapshot()
 
 
 def _is_number(value: object) -> bool:

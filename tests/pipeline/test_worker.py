@@ -12,7 +12,7 @@ from django.test import Client
 from ingest.columns import SCHEMA_3_COLUMNS
 from rankings.coordination import LOCK_KEY, coordinator
 from rankings.models import GroupScore, Snapshot
-from rankings.services import recompute_snapshot
+from rankings.recompute import recompute_snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline import workers
 

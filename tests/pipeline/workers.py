@@ -19,7 +19,7 @@ from django.db import connection
 from pragmatikos.celery import app as celery_app
 from rankings.coordination import Coordinator
 from rankings.models import Snapshot
-from rankings.services import recompute_snapshot
+from rankings.recompute import recompute_snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.redis_servers import OwnRedis
 

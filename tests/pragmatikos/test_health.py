@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from rankings.services import recompute_snapshot
+from rankings.recompute import recompute_snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline.workers import deployed_gunicorn, own_redis_server
 

@@ -13,7 +13,7 @@ import pytest
 from pragmatikos_recorder import cli
 
 from rankings.cycles_file import write_cycles_export
-from rankings.services import recompute_snapshot
+from rankings.recompute import recompute_snapshot
 from tests.recorder.conftest import World
 
 pytestmark = pytest.mark.django_db(transaction=True)

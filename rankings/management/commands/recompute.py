@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandParser
 
-from rankings import services
+from rankings import recompute
 from rankings.coordination import coordinator, exclusive
 
 
@@ -17,7 +17,7 @@ class Command(BaseCommand):
             if not holding:
                 self.stderr.write("Another recompute is running; it will publish the current pool.")
                 return
-            snapshot = services.recompute_snapshot(force=options["force"])
+            snapshot = recompute.recompute_snapshot(force=options["force"])
         if snapshot is None:
             self.stdout.write("The pool is unchanged since the last snapshot; nothing published.")
         else:

@@ -11,9 +11,8 @@ from core.errors import RETRY_AFTER, ErrorSerializer, api_error
 from core.page_cache import etag_of, mark_cacheable, not_modified
 from core.throttles import address_digest
 from ingest.contract import FIRST_DAY
-from rankings.recompute import WindowBusy, WindowLimited, scoped_document
 from rankings.selectors import latest_snapshot
-from rankings.windows import WindowError, read_days
+from rankings.windows import WindowBusy, WindowError, WindowLimited, read_days, scoped_document
 from scoring.shapes import VIEWS
 
 # A day, or empty for no bound; the range moves with the clock, so it is said in words.

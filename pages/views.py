@@ -2,7 +2,7 @@
 
 Every page costs at most three queries on a cache miss (the generation, the snapshot, and one of:
 score history, cycles for a window, the two groups' stored bootstrap samples) and none on a hit.
-The views fetch (selectors, services) and answer; what a page prints is put together in contexts.py
+The views fetch (selectors, windows, comparisons) and answer; what a page prints is put together in contexts.py
 from presenters.py's pieces.
 """
 
@@ -22,7 +22,7 @@ from ingest.contract import parse_install
 from ingest.services import retract
 from pages import contexts, downloads, presenters, wording
 from pages.serving import cached_page, chosen_view, render_page
-from rankings import recompute, selectors
+from rankings import comparisons, selectors, windows
 from rankings.current import Lazy, Published, published_snapshot, serving_snapshot
 from rankings.windows import Window, read_window
 
@@ -57,10 +57,10 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             snapshot = load()
         else:
             try:
-                document = recompute.scoped_document(
+                document = windows.scoped_document(
                     since=window.since, until=window.until, requester=address_digest(request)
                 )
-            except recompute.WindowLimited as limited:
+            except windows.WindowLimited as limited:
                 error = f"Too many new windows from your address; try again in {limited.retry_after} seconds."
                 shown, snapshot, status, retry_after = (
                     Window(window.name, error=error),
@@ -68,7 +68,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
                     429,
                     limited.retry_after,
                 )
-            except recompute.WindowBusy as busy:
+            except windows.WindowBusy as busy:
                 # Not cached (only 200s are): the next visit finds the window computed.
                 error = "Another window is being computed; reload in a few seconds."
                 shown, snapshot, status, retry_after = Window(window.name, error=error), load(), 503, busy.retry_after
@@ -127,7 +127,7 @@ def compare(request: HttpRequest) -> HttpResponse:
             group_a, group_b = presenters.find_group(view_doc, chosen_a), presenters.find_group(view_doc, chosen_b)
         except presenters.UnknownGroup:
             raise NotFound(f"No such group in the view {wording.VIEW_TITLES[view]}.") from None
-        difference = None if chosen_a == chosen_b else recompute.score_difference(snapshot.id, view, group_a, group_b)
+        difference = None if chosen_a == chosen_b else comparisons.score_difference(snapshot.id, view, group_a, group_b)
         context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
         return render_page("leaderboard/compare.html", context)
 

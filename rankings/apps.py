@@ -13,5 +13,5 @@ class RankingsConfig(AppConfig):
         from ingest import hooks
         from rankings import recompute, selectors
 
-        hooks.cycles_changed.connect(recompute.recompute_after_new_cycles, dispatch_uid="leaderboard.recompute")
+        hooks.cycles_changed.connect(recompute.request, dispatch_uid="leaderboard.recompute")
         hooks.provide_newest_snapshot(selectors.newest_snapshot_id)

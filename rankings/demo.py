@@ -16,7 +16,7 @@ from django.utils import timezone
 
 from ingest.models import Contributor, Cycle, install_hash
 from ingest.services import store_made_cycles
-from rankings.recompute import recompute_snapshot
+from rankings.recompute import publish
 
 DEMO_SEED = 20261130
 DEFAULT_CYCLES = 3000
@@ -212,6 +212,6 @@ def store_demo_cycles(*, count: int = DEFAULT_CYCLES, seed: int = DEMO_SEED) -> 
 def load_demo(*, count: int = DEFAULT_CYCLES, seed: int = DEMO_SEED) -> int:
     """Store the demo pool and publish a snapshot of it marked demo; returns the snapshot id."""
     store_demo_cycles(count=count, seed=seed)
-    snapshot = recompute_snapshot(force=True)
+    snapshot = publish(force=True)
     assert snapshot is not None  # force publishes even an unchanged pool
     return snapshot.id

@@ -13,10 +13,13 @@ from functools import cache
 from typing import Final
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import BooleanField, Expression, ExpressionWrapper, F, Q, Value
+from django.utils import timezone
 from genai_prices import data_snapshot
 
 from ingest.models import Contributor
+from rankings.coordination import coordinator
 from rankings.known_models import is_known_model
 from rankings.models import NameDecision
 from scoring.public_labels import (
@@ -94,3 +97,27 @@ def public_name_rule(*, counted: frozenset[int], decisions: NameDecisions) -> Na
         allowed=frozenset(name for name, shown in decisions.items() if shown),
         denied=frozenset(name for name, shown in decisions.items() if not shown),
     )
+
+
+# ---------------------------------------------------------------- the operator's decisions
+
+
+def _owe_a_recompute() -> None:
+    coordinator().mark_pending()
+
+
+def decide(*, name: str, shown: bool) -> NameDecision:
+    """An operator allows a published name at once or denies it for good; the next recompute applies it."""
+    decision, _ = NameDecision.objects.update_or_create(
+        name=name, defaults={"shown": shown, "decided_at": timezone.now()}
+    )
+    transaction.on_commit(_owe_a_recompute, robust=True)
+    return decision
+
+
+def forget(*, name: str) -> bool:
+    """Drop the operator's decision on a name (the public-label rule decides again); whether there was one."""
+    deleted, _ = NameDecision.objects.filter(name=name).delete()
+    if deleted:
+        transaction.on_commit(_owe_a_recompute, robust=True)
+    return bool(deleted)

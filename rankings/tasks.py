@@ -1,4 +1,4 @@
-"""Thin tasks: the work is in rankings.recompute.
+"""Thin tasks: the work is in rankings.recompute, windows and cycles_file.
 
 Tasks are acknowledged late and put back when their worker dies (settings), and the
 recompute ones are safe to run twice: the lock and the pending flag decide what runs.
@@ -9,7 +9,7 @@ from typing import Any
 from celery import shared_task
 from celery.signals import worker_ready
 
-from rankings import cycles_file, recompute
+from rankings import cycles_file, recompute, windows
 
 # Tasks keep the names of the module they were first written in: a deployed broker may still hold
 # queued ones, and beat names them (settings.CELERY_BEAT_SCHEDULE).
@@ -23,21 +23,20 @@ def _check_again_in(seconds: int | None) -> None:
 @shared_task(name="leaderboard.tasks.recompute_rankings", ignore_result=True)
 def recompute_rankings() -> None:
     """Recompute while one is owed (queued after each accepted contribution)."""
-    _check_again_in(recompute.recompute_what_is_owed())
+    _check_again_in(recompute.run_owed().check_again_in)
 
 
 @shared_task(name="leaderboard.tasks.recompute_if_owed", ignore_result=True)
 def recompute_if_owed() -> None:
     """Beat's check every minute, and the check once a blocking lock has lapsed; one Redis read when nothing is owed."""
-    _check_again_in(recompute.recompute_what_is_owed())
+    _check_again_in(recompute.run_owed().check_again_in)
 
 
 @shared_task(name="leaderboard.tasks.scheduled_recompute", ignore_result=True)
 def scheduled_recompute() -> None:
     """Celery beat's periodic recompute, which also covers contributions whose request for one
     was lost (the broker down at commit); unchanged data publishes nothing new."""
-    recompute.owe_a_recompute()
-    _check_again_in(recompute.recompute_what_is_owed())
+    _check_again_in(recompute.run_owed(owe=True).check_again_in)
     # An export lost with a worker that died after publishing is written here, late but not never.
     recompute.export_newest_cycles()
 
@@ -45,7 +44,7 @@ def scheduled_recompute() -> None:
 @shared_task(name="leaderboard.tasks.warm_windows", ignore_result=True)
 def warm_windows(snapshot_id: int) -> None:
     """Compute a new snapshot's preset day windows ahead of the first visitor."""
-    recompute.warm_windows(snapshot_id=snapshot_id)
+    windows.warm_windows(snapshot_id=snapshot_id)
 
 
 @shared_task(name="leaderboard.tasks.export_cycles", ignore_result=True)

@@ -1,15 +1,29 @@
-"""Day windows of a ranking: the pages' presets and custom days, and pool.json's since/until.
-
-One parser of days for both. The contract accepts no cycle before its first day or after tomorrow,
+"""Day windows of a ranking: the pages' presets and custom days, and pool.json's since/until, read by one
+parser of days and computed on demand, at most WINDOW_SLOTS at once (each client one at a time, the same
+window once), and cached per snapshot. The contract accepts no cycle before its first day or after tomorrow,
 so no window reaching outside those days could differ from one inside them.
 """
 
+import datetime as dt
+import logging
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Final
+from typing import Any, Final
 from urllib.parse import urlencode
 
+from django.conf import settings
+from django.utils import timezone
+
+from core import soft_cache
+from core.backend import process_lock
+from core.throttles import admit
+from core.times import iso_z
 from ingest.contract import FIRST_DAY
+from rankings.models import Snapshot
+from rankings.selectors import cycles_frame, latest_snapshot, scoring_config, snapshot_document
+from scoring import enrich_document, score_pool
+
+log = logging.getLogger(__name__)
 
 # The day windows the pages offer besides all time, and warm after each publish.
 PRESET_DAYS: Final = (90, 30)
@@ -88,3 +102,131 @@ def window_query(window: Window) -> str:
     if window.name == "custom":
         query.update({k: str(v) for k, v in (("since", window.since), ("until", window.until)) if v})
     return "&" + urlencode(query)
+
+
+# ---------------------------------------------------------------- computed on demand
+
+SCOPED_CACHE_SECONDS = 3600
+SCOPED_LOCK_KEY = "scoped:computing"
+SCOPED_LOCK_SECONDS = 300
+# Without the cache, one window at a time in this process (core.backend.process_lock).
+WINDOW_LOCK = "day-window"
+
+
+class WindowBusy(Exception):
+    """A day window cannot be computed right now (every slot taken, or this window or this client's other window
+    is computing); come back in a few seconds."""
+
+    retry_after = 5
+
+
+class WindowLimited(WindowBusy):
+    """This client asked for more new windows than WINDOW_RATE_PER_ADDRESS allows."""
+
+    def __init__(self, retry_after: int) -> None:
+        super().__init__()
+        self.retry_after = retry_after
+
+
+class _CacheUnreachable(Exception):
+    pass
+
+
+def _claim(keys: list[str]) -> list[str] | None:
+    """Take every key (cache add) or none; the taken ones, or None when one was held."""
+    taken: list[str] = []
+    for key in keys:
+        added = soft_cache.add(key, 1, SCOPED_LOCK_SECONDS)
+        if added is None:
+            for held in taken:
+                soft_cache.delete(held)
+            raise _CacheUnreachable
+        if not added:
+            for held in taken:
+                soft_cache.delete(held)
+            return None
+        taken.append(key)
+    return taken
+
+
+def _claim_window(key: str, requester: str) -> list[str] | None:
+    """The keys that let this request compute window `key`: the window's own (the same window asked twice at once
+    is computed once), the requester's (one window at a time per client), and one of WINDOW_SLOTS shared slots
+    (no client can hold them all). None when any is held; _CacheUnreachable without the cache."""
+    own = [f"{SCOPED_LOCK_KEY}:window:{key}"] + ([f"{SCOPED_LOCK_KEY}:client:{requester}"] if requester else [])
+    held = _claim(own)
+    if held is None:
+        return None
+    for slot in range(settings.WINDOW_SLOTS):
+        taken = _claim([f"{SCOPED_LOCK_KEY}:slot:{slot}"])
+        if taken:
+            return held + taken
+    for taken_key in held:
+        soft_cache.delete(taken_key)
+    return None
+
+
+def scoped_document(
+    *, since: dt.date | None, until: dt.date | None, snapshot: Snapshot | None = None, requester: str = ""
+) -> dict[str, Any] | None:
+    """Rankings for a day window, computed on demand and cached per snapshot.
+
+    None when nothing has been published yet. The all-time window is the snapshot itself. A window not
+    yet computed costs its `requester` (a keyed digest of the client's address) one of its
+    WINDOW_RATE_PER_ADDRESS and one of WINDOW_SLOTS; raises WindowLimited past the rate and WindowBusy when
+    no slot is free, this window is computing, or this requester already computes another.
+    """
+    snapshot = snapshot or latest_snapshot()
+    if snapshot is None:
+        return None
+    if since is None and until is None:
+        return snapshot_document(snapshot)
+    key = f"scoped:{snapshot.id}:{since}:{until}"
+    document: dict[str, Any] | None = soft_cache.get(key)
+    if document is not None:
+        return document
+    if requester:
+        # Pages stay up without Redis: then this process counts the rate itself.
+        admitted, wait = admit("window", requester, settings.WINDOW_RATE_PER_ADDRESS, counted_here_without_redis=True)
+        if not admitted:
+            raise WindowLimited(wait)
+    try:
+        claimed = _claim_window(key, requester)
+        if claimed is None:
+            raise WindowBusy
+    except _CacheUnreachable:
+        # The cache is unreachable: one window at a time in this process instead.
+        claimed = None
+        if not process_lock(WINDOW_LOCK).acquire(blocking=False):
+            raise WindowBusy from None
+    try:
+        frame = cycles_frame(since=since, until=until, decisions=snapshot.name_decisions)
+        config = scoring_config()
+        document = score_pool(frame, config, since=since, until=until, generated=iso_z(snapshot.created_at)).document
+        enrich_document(document, frame, config, since=since, until=until)
+        meta = dict(document.get("meta", {}))
+        meta["snapshot"] = str(snapshot.id)
+        meta["demo"] = snapshot.is_demo
+        document["meta"] = meta
+        soft_cache.set(key, document, SCOPED_CACHE_SECONDS)
+    finally:
+        if claimed is None:
+            process_lock(WINDOW_LOCK).release()
+        else:
+            for held in claimed:
+                soft_cache.delete(held)
+    return document
+
+
+def warm_windows(*, snapshot_id: int) -> None:
+    """Compute the 90- and 30-day windows of a new snapshot before visitors ask for them."""
+    snapshot = latest_snapshot()
+    if snapshot is None or snapshot.id != snapshot_id:
+        return  # a newer snapshot has its own warming queued
+    today = timezone.now().date()
+    for days in PRESET_DAYS:
+        since, until = preset_window(days, today=today)
+        try:
+            scoped_document(since=since, until=until, snapshot=snapshot)
+        except WindowBusy:
+            log.info("warming: a %d-day window waits for a visitor; another window is computing", days)

@@ -51,7 +51,7 @@ RETRACT = "/api/v1/contributions/retract"
 def published(db: None) -> None:
     """A ranking snapshot, so pool.json has a document to serve (without one it answers 503)."""
     make_cycles(make_contributor(), count=30, seed=7)
-    recompute.recompute_snapshot()
+    recompute.publish()
 
 
 @pytest.fixture

@@ -15,7 +15,7 @@ from django.utils import timezone
 from core import page_cache
 from ingest.models import Contributor, Retraction, install_hash
 from ingest.services import contribute, retract
-from rankings import current, cycles_file, services
+from rankings import current, cycles_file, recompute
 from tests.cycles.wire import envelope, wire_cycle
 from tests.ingest.conftest import Api
 from tests.ingest.test_services import run_together, validated
@@ -27,7 +27,7 @@ def number_of(install: str | uuid.UUID) -> int | None:
 
 def exported_pseudonyms(client: Client) -> list[str]:
     """The pseudonyms of cycles.csv, written as the worker writes it after a publish."""
-    snapshot = services.recompute_snapshot(force=True)
+    snapshot = recompute.publish(force=True)
     assert snapshot is not None
     assert cycles_file.write_cycles_export(snapshot_id=snapshot.id) is not None
     page_cache.bump_generation()  # what the publish's commit hooks do, so the download serves it

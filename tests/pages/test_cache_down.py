@@ -17,7 +17,7 @@ from django.utils import timezone
 from bench.scratch import free_port
 from core import soft_cache
 from core.backend import process_lock
-from rankings import current, cycles_file, services
+from rankings import current, cycles_file, windows
 from rankings.models import Snapshot
 from tests.cycles.wire import envelope
 from tests.pages.conftest import page_paths, ranked_labels
@@ -81,12 +81,12 @@ def test_it_answers_503_for_a_second_window_while_one_computes_in_this_process(
     demo_snapshot: Snapshot, unreachable_cache: None, client: Client
 ) -> None:
     # Without the cache's lock, this process's own lock stands for "a window is computing".
-    assert process_lock(services.WINDOW_LOCK).acquire(blocking=False)
+    assert process_lock(windows.WINDOW_LOCK).acquire(blocking=False)
     try:
         page = client.get("/", {"window": "30"})
         api = client.get("/api/v1/pool.json", {"since": "2026-01-01"})
     finally:
-        process_lock(services.WINDOW_LOCK).release()
+        process_lock(windows.WINDOW_LOCK).release()
     assert page.status_code == 503 and int(page["Retry-After"]) > 0
     assert api.status_code == 503 and int(api["Retry-After"]) > 0
     assert client.get("/", {"window": "30"}).status_code == 200

@@ -79,7 +79,7 @@ def test_it_keeps_samples_on_the_newest_snapshot_only_and_still_compares_an_old_
     demo_snapshot: Snapshot, client: Client
 ) -> None:
     make_cycles(make_contributor(demo=True), count=40, pairings=(("gpt-7", "gpt-7"),), seed=9)
-    newer = recompute.recompute_snapshot()
+    newer = recompute.publish()
     assert newer is not None
     assert Snapshot.objects.get(id=demo_snapshot.id).samples == {}
     assert Snapshot.objects.get(id=newer.id).samples["modelCombo"]

@@ -65,11 +65,11 @@ def test_it_loads_nothing_if_asked_to_only_fill_an_empty_database(db: None) -> N
 def test_it_keeps_later_recomputes_labelled_demo_while_demo_cycles_are_in(db: None) -> None:
     call_command("load_demo", cycles=600)
     Cycle.objects.filter(id=Cycle.objects.first().id).update(shipped=0, edits=3)  # type: ignore[union-attr]
-    later = recompute.recompute_snapshot()
+    later = recompute.publish()
     assert later is not None and later.is_demo
     Cycle.objects.filter(contributor__is_demo=True).delete()
     make_cycles(make_contributor(), count=40, seed=9)
-    real = recompute.recompute_snapshot()
+    real = recompute.publish()
     assert real is not None and not real.is_demo
 
 
@@ -81,7 +81,7 @@ def test_it_takes_demo_cycles_out_of_the_ranking_at_the_first_real_contribution(
     make_cycles(make_contributor(), count=40, pairings=(("gpt-7", "gpt-7"),), seed=9)
 
     with django_capture_on_commit_callbacks(execute=True):
-        real = recompute.recompute_snapshot()
+        real = recompute.publish()
 
     assert real is not None and not real.is_demo
     assert (real.cycles, real.contributors) == (40, 1)

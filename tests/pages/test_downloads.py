@@ -16,7 +16,7 @@ from core import page_cache
 from ingest.models import Contributor, Cycle, install_hash
 from pages import downloads, wording
 from pages.downloads import Unsatisfiable, requested_range
-from rankings import current, cycles_file, services, tasks
+from rankings import current, cycles_file, recompute, tasks
 from rankings.models import Snapshot
 from scoring.shapes import PAIRING_VIEWS
 from tests.cycles.stored import make_contributor, make_cycles
@@ -43,7 +43,7 @@ def exported(snapshot: Snapshot) -> cycles_file.Export:
 
 def publish() -> Snapshot:
     """A recompute publishing a new snapshot, and the pages seeing it (as its commit hooks make them)."""
-    snapshot = services.recompute_snapshot()
+    snapshot = recompute.publish()
     assert snapshot is not None
     page_cache.bump_generation()
     current.forget()
@@ -182,7 +182,7 @@ def test_a_retraction_the_file_holds_but_no_snapshot_saw_is_written_out_by_the_r
     assert Api(client).retract(str(install)).status_code == 200
     assert client.get("/data/cycles.csv.gz").status_code == 503
 
-    assert services.recompute_snapshot() is None  # the same pool as the demo snapshot scored
+    assert recompute.publish() is None  # the same pool as the demo snapshot scored
 
     rows = downloaded_rows(client)
     assert pseudonym not in {row["contributor"] for row in rows}

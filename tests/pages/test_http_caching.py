@@ -3,7 +3,7 @@
 from django.test import Client
 
 from core import page_cache
-from rankings import current, services
+from rankings import current, recompute
 from rankings.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_paths, ranked_labels
@@ -57,7 +57,7 @@ def test_it_changes_the_etag_with_a_new_snapshot(
     csv_etag = client.get("/data/rankings.csv", {"view": "model"})["ETag"]
     make_cycles(make_contributor(), count=40, pairings=(("gpt-7", "gpt-7"),), seed=9)
     with django_capture_on_commit_callbacks(execute=True):  # publishing bumps the cache generation on commit
-        assert services.recompute_snapshot() is not None
+        assert recompute.publish() is not None
     fresh = client.get("/", HTTP_IF_NONE_MATCH=etag)
     assert fresh.status_code == 200
     assert fresh["ETag"] != etag

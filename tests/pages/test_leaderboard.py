@@ -10,7 +10,7 @@ from django.utils import timezone
 from pages import wording
 from rankings import current, recompute
 from rankings.models import Snapshot
-from rankings.recompute import scoped_document
+from rankings.windows import scoped_document
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels, row_labels
 
@@ -46,7 +46,7 @@ def test_it_marks_demo_data_on_every_page(demo_snapshot: Snapshot, client: Clien
 
 def test_it_shows_no_demo_mark_on_contributed_data(db: None, client: Client) -> None:
     make_cycles(make_contributor(), count=120, seed=3)
-    recompute.recompute_snapshot()
+    recompute.publish()
     html = client.get("/").content.decode()
     assert "Demo data" not in html
     assert "claude-opus-4.8 → claude-opus-4.8" in html

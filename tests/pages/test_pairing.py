@@ -62,7 +62,7 @@ def test_it_draws_the_score_by_day(demo_snapshot: Snapshot, client: Client) -> N
     label = ranked_labels(demo_snapshot, "modelCombo")[0]
     Snapshot.objects.filter(id=demo_snapshot.id).update(created_at=demo_snapshot.created_at - dt.timedelta(days=1))
     make_cycles(make_contributor(demo=True), count=30, pairings=(("gpt-7", "gpt-7"),), seed=5)
-    recompute.recompute_snapshot()
+    recompute.publish()
     html = client.get("/pairing/", {"view": "modelCombo", "label": label}).content.decode()
     spark = re.search(r'<svg class="spark".*?</svg>', html, re.S)
     assert spark is not None

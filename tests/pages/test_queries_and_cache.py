@@ -3,7 +3,7 @@ import gzip
 from django.test import Client
 
 from core import page_cache
-from rankings import current, cycles_file, services
+from rankings import current, cycles_file, recompute
 from rankings.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_paths, ranked_labels
@@ -55,7 +55,7 @@ def test_it_shows_the_new_snapshot_once_a_recompute_publishes(
     assert before["X-Snapshot"] == str(demo_snapshot.id)
     make_cycles(make_contributor(), count=40, pairings=(("gpt-7", "gpt-7"),), seed=9)
     with django_capture_on_commit_callbacks(execute=True):
-        newer = services.recompute_snapshot()
+        newer = recompute.publish()
     assert newer is not None
     after = client.get("/")
     assert after["X-Snapshot"] == str(newer.id)

@@ -177,14 +177,14 @@ def test_it_keeps_the_recompute_owed_when_one_fails(monkeypatch: pytest.MonkeyPa
     def fail(**_: object) -> None:
         raise RuntimeError("scoring failed")
 
-    monkeypatch.setattr(recompute, "recompute_snapshot", fail)
+    monkeypatch.setattr(recompute, "publish", fail)
     with pytest.raises(RuntimeError):
-        recompute.run_pending_recomputes()
+        recompute.run_owed()
     assert coord.is_pending()
     assert not coord.client.exists(LOCK_KEY)
 
     monkeypatch.undo()
-    assert recompute.run_pending_recomputes() is not None
+    assert recompute.run_owed().published is not None
     assert not coord.is_pending()
 
 
@@ -194,7 +194,7 @@ def test_it_keeps_owed_a_contribution_that_arrives_during_a_recompute(monkeypatc
     make_cycles(make_contributor(), count=50, seed=3)
     coord.mark_pending()
     marks: list[object] = []
-    real = recompute.recompute_snapshot
+    real = recompute.publish
 
     def recompute_while_a_contribution_arrives(**kwargs: bool) -> Snapshot | None:
         marks.append(coord.client.get(PENDING_KEY))
@@ -203,8 +203,8 @@ def test_it_keeps_owed_a_contribution_that_arrives_during_a_recompute(monkeypatc
             coord.mark_pending()
         return real(**kwargs)
 
-    monkeypatch.setattr(recompute, "recompute_snapshot", recompute_while_a_contribution_arrives)
-    recompute.run_pending_recomputes()
+    monkeypatch.setattr(recompute, "publish", recompute_while_a_contribution_arrives)
+    recompute.run_owed()
 
     assert marks == [b"1", b"2"]  # the second contribution got its own recompute
     assert Snapshot.objects.latest("id").cycles == 100

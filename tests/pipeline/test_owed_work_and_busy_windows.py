@@ -14,13 +14,12 @@ from ingest.models import Cycle
 from rankings import recompute, windows
 from rankings.coordination import coordinator
 from rankings.models import Snapshot
-from rankings.recompute import SCOPED_LOCK_KEY
 from rankings.selectors import (
     cycles_fingerprint,
     cycles_frame,
     scoring_config,
 )
-from rankings.windows import preset_window
+from rankings.windows import SCOPED_LOCK_KEY, preset_window
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline.workers import REPO
 
@@ -29,7 +28,7 @@ from tests.pipeline.workers import REPO
 def published(db: None) -> Snapshot:
     make_cycles(make_contributor(), count=150, seed=4, start_day=dt.date.today() - dt.timedelta(days=100))
     make_cycles(make_contributor(), count=60, seed=5, ship_rate=0.4, start_day=dt.date.today() - dt.timedelta(days=60))
-    snapshot = recompute.recompute_snapshot()
+    snapshot = recompute.publish()
     assert snapshot is not None
     return snapshot
 
@@ -49,9 +48,9 @@ def test_it_keeps_a_recompute_owed_when_it_fails(published: Snapshot) -> None:
     coord.mark_pending()
     # An operator's family pattern that is not a regular expression makes the scorer raise.
     with override_settings(SCORING_FAMILY_PATTERN="(unclosed"), pytest.raises(Exception):  # noqa: B017
-        recompute.run_pending_recomputes()
+        recompute.run_owed()
     assert coord.is_pending(), "a failed recompute must stay owed"
-    assert recompute.run_pending_recomputes() is not None
+    assert recompute.run_owed().published is not None
     assert not coord.is_pending()
 
 
@@ -69,7 +68,7 @@ def test_it_answers_busy_while_other_windows_take_every_slot(published: Snapshot
 
 
 def test_it_warms_the_preset_windows_of_a_new_snapshot(published: Snapshot) -> None:
-    recompute.warm_windows(snapshot_id=published.id)
+    windows.warm_windows(snapshot_id=published.id)
     today = dt.date.today()
     for days in windows.PRESET_DAYS:
         since, until = preset_window(days, today=today)

@@ -25,7 +25,7 @@ def published(db: None) -> None:
     ):
         make_cycles(make_contributor(), count=90, pairings=pairings, ship_rate=ship_rate, seed=seed)
     make_cycles(make_contributor(), count=30, pairings=[LONELY], ship_rate=0.7, seed=9, key_offset=1000)
-    recompute.recompute_snapshot()
+    recompute.publish()
 
 
 def _is_number(value: object) -> bool:

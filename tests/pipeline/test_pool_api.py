@@ -10,7 +10,7 @@ from tests.cycles.stored import make_contributor, make_cycles
 def published(db: None) -> None:
     make_cycles(make_contributor(), count=150, seed=4)
     make_cycles(make_contributor(), count=60, seed=5, ship_rate=0.4)
-    recompute.recompute_snapshot()
+    recompute.publish()
 
 
 def test_it_serves_the_published_document(published: None, client: Client) -> None:

@@ -28,7 +28,7 @@ SEASONED = timedelta(days=3)  # first seen three days ago, latest contribution n
 
 def publish_and_export(callbacks) -> None:  # type: ignore[no-untyped-def]
     with callbacks(execute=True):
-        snapshot = recompute.recompute_snapshot(force=True)
+        snapshot = recompute.publish(force=True)
     assert snapshot is not None
     assert cycles_file.write_cycles_export(snapshot_id=snapshot.id) is not None
 
@@ -60,7 +60,7 @@ def test_it_folds_a_name_one_contributor_sent_into_other_on_every_page(
 ) -> None:
     make_cycles(make_contributor(), count=24, pairings=((SPAM, "claude-opus-4.8"), ("claude-opus-4.8", SPAM)))
     with django_capture_on_commit_callbacks(execute=True):
-        recompute.recompute_snapshot()
+        recompute.publish()
 
     pages = [
         client.get(path, params) for path, params in (("/", {}), ("/", {"view": "model"}), ("/api/v1/pool.json", {}))
@@ -84,7 +84,7 @@ def test_it_shows_a_name_once_a_second_contributor_sends_it_and_a_known_one_at_o
         make_contributor(seen_for=SEASONED), count=12, pairings=(("claude-haiku-4.5", "gpt-5"),), seed=2, key_offset=100
     )
     with django_capture_on_commit_callbacks(execute=True):
-        recompute.recompute_snapshot()
+        recompute.publish()
     before = client.get("/api/v1/pool.json").content.decode()
     make_cycles(
         make_contributor(seen_for=SEASONED),
@@ -94,7 +94,7 @@ def test_it_shows_a_name_once_a_second_contributor_sends_it_and_a_known_one_at_o
         key_offset=200,
     )
     with django_capture_on_commit_callbacks(execute=True):
-        recompute.recompute_snapshot()
+        recompute.publish()
     after = client.get("/api/v1/pool.json").content.decode()
 
     assert "qwen3:32b" not in before and "claude-haiku-4.5 → gpt-5" in before

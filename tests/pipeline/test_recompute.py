@@ -50,7 +50,7 @@ def test_it_leaves_retracted_contributors_out(pooled_cycles: list[Cycle]) -> Non
 
 
 def test_it_publishes_a_snapshot_of_all_six_views(pooled_cycles: list[Cycle]) -> None:
-    snapshot = recompute.recompute_snapshot()
+    snapshot = recompute.publish()
     assert snapshot is not None
     assert set(snapshot.views) == VIEWS
     assert snapshot.cycles == 200 and snapshot.contributors == 2
@@ -67,18 +67,18 @@ def test_it_publishes_a_snapshot_of_all_six_views(pooled_cycles: list[Cycle]) ->
 
 
 def test_it_publishes_nothing_new_when_the_pool_is_unchanged(pooled_cycles: list[Cycle]) -> None:
-    first = recompute.recompute_snapshot()
-    assert recompute.recompute_snapshot() is None
+    first = recompute.publish()
+    assert recompute.publish() is None
     assert latest_snapshot() == first
     Cycle.objects.filter(id=pooled_cycles[0].id).update(shipped=1 - pooled_cycles[0].shipped)
-    second = recompute.recompute_snapshot()
+    second = recompute.publish()
     assert second is not None and second.id > first.id  # type: ignore[union-attr]
 
 
 def publish_another(seed: int) -> Snapshot:
     """A new contributor's cycles, then a recompute that publishes them."""
     make_cycles(make_contributor(), count=30, seed=seed, key_offset=1000 * seed)
-    snapshot = recompute.recompute_snapshot()
+    snapshot = recompute.publish()
     assert snapshot is not None
     return snapshot
 
@@ -90,7 +90,7 @@ def move_to_days_ago(snapshot: Snapshot, days: int) -> None:
 def test_it_keeps_one_history_point_per_group_and_day_from_the_days_newest_snapshot(
     pooled_cycles: list[Cycle],
 ) -> None:
-    yesterday = recompute.recompute_snapshot()
+    yesterday = recompute.publish()
     assert yesterday is not None
     move_to_days_ago(yesterday, 1)
     earlier_today = [publish_another(seed) for seed in (3, 4, 5)]
@@ -109,7 +109,7 @@ def test_it_prunes_old_snapshots_but_the_newest_and_the_last_of_each_day(
     pooled_cycles: list[Cycle], settings: Any, client: Client
 ) -> None:
     settings.SNAPSHOTS_KEPT = 3
-    first = recompute.recompute_snapshot()
+    first = recompute.publish()
     assert first is not None
     move_to_days_ago(first, 2)
     two_days_ago_last = publish_another(3)
@@ -136,7 +136,7 @@ def test_it_coalesces_many_requests_into_one_recompute(pooled_cycles: list[Cycle
     coord.take_pending()
     for _ in range(5):
         coord.mark_pending()
-    recompute.run_pending_recomputes()
+    recompute.run_owed()
     assert Snapshot.objects.count() == 1
     assert not coord.is_pending()
 
@@ -147,9 +147,9 @@ def test_it_leaves_the_work_to_the_lock_holder(pooled_cycles: list[Cycle]) -> No
     assert holder.try_lock()
     try:
         coord.mark_pending()
-        assert recompute.run_pending_recomputes() is None
+        assert recompute.run_owed().published is None
         assert Snapshot.objects.count() == 0
         assert coord.is_pending(), "the owed recompute must stay owed for the holder"
     finally:
         holder.unlock()
-    assert recompute.run_pending_recomputes() is not None
+    assert recompute.run_owed().published is not None

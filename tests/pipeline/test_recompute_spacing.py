@@ -31,20 +31,20 @@ def test_it_leaves_work_owed_during_the_cooldown_and_claims_one_check_for_its_en
     coord = redis_coordinator()
     make_cycles(make_contributor(), count=60, seed=3)
     coord.mark_pending()
-    assert recompute.run_pending_recomputes() is not None
+    assert recompute.run_owed().published is not None
     make_cycles(make_contributor(), count=60, seed=4, key_offset=1000)
     coord.mark_pending()
 
-    assert recompute.run_pending_recomputes() is None
+    assert recompute.run_owed().published is None
     assert coord.is_pending(), "work arriving during the cooldown stays owed"
-    first_check = recompute.recompute_what_is_owed()
+    first_check = recompute.run_owed().check_again_in
     assert first_check is not None and 0 < first_check <= 2
-    assert recompute.recompute_what_is_owed() is None, "a burst schedules one check, not one each"
+    assert recompute.run_owed().check_again_in is None, "a burst schedules one check, not one each"
     assert Snapshot.objects.count() == 1
 
     while coord.client.exists(COOLDOWN_KEY):
         time.sleep(0.05)
-    published = recompute.run_pending_recomputes()
+    published = recompute.run_owed().published
     assert published is not None and published.cycles == 120
     assert not coord.is_pending()
 

@@ -7,7 +7,7 @@ from django.test import Client, override_settings
 from django.utils import timezone
 
 from core.keys import keyed_digest
-from rankings import recompute
+from rankings import recompute, windows
 from tests.cycles.stored import make_contributor, make_cycles
 
 pytestmark = pytest.mark.django_db
@@ -16,48 +16,48 @@ pytestmark = pytest.mark.django_db
 @pytest.fixture
 def published() -> None:
     make_cycles(make_contributor(), count=60, seed=4)
-    assert recompute.recompute_snapshot() is not None
+    assert recompute.publish() is not None
 
 
 def test_it_lets_another_client_compute_while_one_holds_a_window(published: None) -> None:
     first, second = keyed_digest("address", "10.0.0.1"), keyed_digest("address", "10.0.0.2")
     key = "held-by-first"
-    held = recompute._claim_window(key, first)
+    held = windows._claim_window(key, first)
     assert held is not None
     try:
         # The same client asking for a second window meanwhile waits ...
-        assert recompute._claim_window("another", first) is None
+        assert windows._claim_window("another", first) is None
         # ... while another client still gets a slot.
-        other = recompute._claim_window("another", second)
+        other = windows._claim_window("another", second)
         assert other is not None
         for taken in other:
-            recompute.soft_cache.delete(taken)
+            windows.soft_cache.delete(taken)
     finally:
         for taken in held:
-            recompute.soft_cache.delete(taken)
+            windows.soft_cache.delete(taken)
 
 
 def test_it_computes_the_same_window_once_at_a_time(published: None) -> None:
     first, second = keyed_digest("address", "10.0.0.1"), keyed_digest("address", "10.0.0.2")
-    held = recompute._claim_window("same", first)
+    held = windows._claim_window("same", first)
     assert held is not None
     try:
-        assert recompute._claim_window("same", second) is None
+        assert windows._claim_window("same", second) is None
     finally:
         for taken in held:
-            recompute.soft_cache.delete(taken)
+            windows.soft_cache.delete(taken)
 
 
 @override_settings(WINDOW_SLOTS=1)
 def test_it_answers_busy_when_every_slot_is_taken(published: None) -> None:
-    held = recompute._claim_window("elsewhere", keyed_digest("address", "10.0.0.9"))
+    held = windows._claim_window("elsewhere", keyed_digest("address", "10.0.0.9"))
     assert held is not None
     try:
-        with pytest.raises(recompute.WindowBusy):
-            recompute.scoped_document(since=timezone.now().date(), until=None, requester=keyed_digest("address", "x"))
+        with pytest.raises(windows.WindowBusy):
+            windows.scoped_document(since=timezone.now().date(), until=None, requester=keyed_digest("address", "x"))
     finally:
         for taken in held:
-            recompute.soft_cache.delete(taken)
+            windows.soft_cache.delete(taken)
 
 
 @override_settings(WINDOW_RATE_PER_ADDRESS="2/hour")

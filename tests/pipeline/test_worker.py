@@ -12,7 +12,7 @@ from django.test import Client
 from ingest.columns import SCHEMA_3_COLUMNS
 from rankings.coordination import LOCK_KEY, coordinator
 from rankings.models import GroupScore, Snapshot
-from rankings.recompute import recompute_snapshot
+from rankings.recompute import publish
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline import workers
 
@@ -83,7 +83,7 @@ def test_it_keeps_the_old_snapshot_when_a_recompute_is_killed_halfway() -> None:
 
 def test_it_keeps_the_old_snapshot_when_a_recompute_is_killed_while_publishing() -> None:
     make_cycles(make_contributor(), count=300, seed=7)
-    old = recompute_snapshot()
+    old = publish()
     assert old is not None
     scores_before = GroupScore.objects.count()
     make_cycles(make_contributor(), count=300, seed=8, key_offset=10_000)

@@ -19,7 +19,7 @@ from django.db import connection
 from pragmatikos.celery import app as celery_app
 from rankings.coordination import Coordinator
 from rankings.models import Snapshot
-from rankings.recompute import recompute_snapshot
+from rankings.recompute import publish
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.redis_servers import OwnRedis
 
@@ -112,7 +112,7 @@ def forget_queued_recomputes(coord: Coordinator) -> None:
 def publish_then_store_more() -> Snapshot:
     """A published snapshot of 4,000 cycles, then 4,000 more stored that no snapshot has scored yet."""
     make_cycles(make_contributor(), count=4000, seed=7)
-    old = recompute_snapshot()
+    old = publish()
     assert old is not None
     make_cycles(make_contributor(), count=4000, seed=8, key_offset=10_000)
     return old

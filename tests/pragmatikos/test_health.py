@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from rankings.recompute import recompute_snapshot
+from rankings.recompute import publish
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline.workers import deployed_gunicorn, own_redis_server
 
@@ -40,7 +40,7 @@ def test_it_reports_the_database_redis_and_the_newest_snapshots_age(
 ) -> None:
     assert client.get("/healthz").json()["snapshot"] is None  # nothing published yet, and still healthy
     make_cycles(make_contributor(), count=30, seed=3)
-    snapshot = recompute_snapshot()
+    snapshot = publish()
     assert snapshot is not None
 
     with django_assert_max_num_queries(1):

@@ -13,7 +13,7 @@ import pytest
 from pragmatikos_recorder import cli
 
 from rankings.cycles_file import write_cycles_export
-from rankings.recompute import recompute_snapshot
+from rankings.recompute import publish
 from tests.recorder.conftest import World
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -60,7 +60,7 @@ def test_it_puts_the_users_cycles_into_the_service_and_its_rankings(
     code, out = run(capsys, "submit", "--url", url, *log_options(world))
     assert "accepted 11: inserted 0, updated 0, unchanged 11, skipped 0" in out
 
-    snapshot = recompute_snapshot(force=True)
+    snapshot = publish(force=True)
     assert snapshot is not None
     # The worker writes the snapshot's cycles.csv; none runs in this test, so write it here.
     assert write_cycles_export(snapshot_id=snapshot.id) is not None

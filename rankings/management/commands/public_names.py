@@ -2,7 +2,7 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
-from rankings import recompute
+from rankings import public_names
 from rankings.models import NameDecision
 
 
@@ -27,8 +27,8 @@ class Command(BaseCommand):
             raise CommandError(f"{action} needs one or more names.")
         for name in names:
             if action == "forget":
-                found = recompute.public_name_forget(name=name)
+                found = public_names.forget(name=name)
                 self.stdout.write(f"forgot {name}" if found else f"{name} had no decision")
             else:
-                decision = recompute.public_name_decide(name=name, shown=action == "allow")
+                decision = public_names.decide(name=name, shown=action == "allow")
                 self.stdout.write(f"{'allowed' if decision.shown else 'denied'} {name}")

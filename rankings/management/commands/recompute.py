@@ -17,7 +17,7 @@ class Command(BaseCommand):
             if not holding:
                 self.stderr.write("Another recompute is running; it will publish the current pool.")
                 return
-            snapshot = recompute.recompute_snapshot(force=options["force"])
+            snapshot = recompute.publish(force=options["force"])
         if snapshot is None:
             self.stdout.write("The pool is unchanged since the last snapshot; nothing published.")
         else:

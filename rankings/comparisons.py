@@ -1,0 +1,48 @@
+"""Comparing two published groups: the difference of their adjusted scores, with its interval."""
+
+import logging
+from typing import Any, cast
+
+from rankings.selectors import cycles_frame, scoring_config, stored_samples
+from scoring import Comparison, GroupNotRanked, compare_from_samples, compare_groups
+from scoring.shapes import ViewName, number
+
+log = logging.getLogger(__name__)
+
+
+def score_difference(
+    snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any]
+) -> Comparison | None:
+    """scoreAdj(A) - scoreAdj(B) with its cluster bootstrap-t interval, from the samples the recompute stored.
+
+    Every group of a view is scored on the same resamples, so these are compare_groups' own numbers. A snapshot
+    whose samples a newer one has retired (published between the page's look and this query) falls back to the
+    engine, on the cycles of the newest pool.
+    """
+    samples_a, samples_b = stored_samples(snapshot_id, view, str(group_a["label"]), str(group_b["label"]))
+    score_a, score_b = number(group_a.get("scoreAdj")), number(group_b.get("scoreAdj"))
+    stored = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
+    # K of each side: the interval of the difference counts the smaller side's contributors (spec B1).
+    k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
+    counted = isinstance(k_a, int) and isinstance(k_b, int)
+    if stored and counted and score_a is not None and score_b is not None:
+        return compare_from_samples(
+            score_a=score_a,
+            score_b=score_b,
+            samples_a=samples_a,  # type: ignore[arg-type]  # checked to be lists above
+            samples_b=samples_b,  # type: ignore[arg-type]
+            contributors_a=int(k_a),  # type: ignore[arg-type]  # checked to be ints above
+            contributors_b=int(k_b),  # type: ignore[arg-type]
+        )
+    try:
+        return compare_groups(
+            cycles_frame(),
+            scoring_config(),
+            view=cast(ViewName, view),  # a view of the published document
+            label_a=str(group_a["label"]),
+            label_b=str(group_b["label"]),
+        )
+    except GroupNotRanked:
+        # The stored cycles changed since the snapshot (a retraction): say so rather than fail.
+        log.info("compare: %s or %s is no longer ranked in %s", group_a["label"], group_b["label"], view)
+        return None

@@ -7,12 +7,11 @@ this process only.
 """
 
 import hashlib
-import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from typing import Final
 
+from django.core.cache import BaseCache, caches
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseNotModified
 from django.utils.cache import patch_cache_control
 from django.utils.http import parse_etags, quote_etag
@@ -25,8 +24,6 @@ GENERATION_KEY: Final = "leaderboard:generation"
 PAGE_SECONDS: Final = 24 * 3600
 # Browsers and proxies may reuse a page this long, then revalidate it with its ETag.
 CACHE_MAX_AGE: Final = 60
-# Pages this process has served, by cache key: a hit costs no trip to the shared cache.
-LOCAL_PAGES: Final = 256
 
 
 # ---------------------------------------------------------------- generations
@@ -58,22 +55,14 @@ def cache_generation(key: str = GENERATION_KEY) -> int:
 # ---------------------------------------------------------------- pages
 
 
-_local_pages: OrderedDict[str, tuple[int, bytes]] = OrderedDict()
-_local_lock = threading.Lock()
+def process_cache() -> BaseCache:
+    """This process's own cache (settings.PROCESS_CACHE): pages it served, kept without a trip to the shared one."""
+    return caches["process"]
 
 
-def forget_local_pages() -> None:
-    """Drop this process's page copies."""
-    with _local_lock:
-        _local_pages.clear()
-
-
-def _remember(key: str, held: tuple[int, bytes]) -> None:
-    with _local_lock:
-        _local_pages[key] = held
-        _local_pages.move_to_end(key)
-        while len(_local_pages) > LOCAL_PAGES:
-            _local_pages.popitem(last=False)
+def forget_process_copies() -> None:
+    """Drop what this process keeps of its own: page copies, the snapshot it serves, its look at the generation."""
+    process_cache().clear()
 
 
 def page_cache_key(snapshot_id: int, generation: int, page: str, *parts: object) -> str:
@@ -131,11 +120,12 @@ def cached_response(
         unchanged["X-Snapshot"] = str(snapshot_id)
         return unchanged
     key = page_cache_key(snapshot_id, generation, page, *parts)
-    held = _local_pages.get(key)
+    local = process_cache()
+    held = local.get(key)
     if held is None:
         held = soft_cache.get(key)
         if held is not None:
-            _remember(key, held)
+            local.set(key, held, PAGE_SECONDS)
     if held is not None:
         status, body = held
         response = HttpResponse(body, status=status)
@@ -147,7 +137,7 @@ def cached_response(
         if response.status_code == 200:
             held = (response.status_code, response.content)
             soft_cache.set(key, held, PAGE_SECONDS)
-            _remember(key, held)
+            local.set(key, held, PAGE_SECONDS)
     if response.status_code == 200:
         mark_cacheable(response, etag)
     response["X-Snapshot"] = str(snapshot_id)

@@ -1,32 +1,27 @@
 """What the ingest tells the rest of the service, and asks of it, without importing it.
 
-The ingest sits below the leaderboard: it announces that stored cycles changed, and it asks for the
-id of the newest published ranking (the 202 reports it), through these two hooks. The leaderboard
-connects to both when it starts (LeaderboardConfig.ready).
+The ingest sits below the rankings: it announces that stored cycles changed (the rankings connect to
+the signal when they start, RankingsConfig.ready), and it asks for the id of the newest published
+ranking (the 202 reports it) of the function settings.NEWEST_SNAPSHOT_ID names.
 """
 
 import logging
 from collections.abc import Callable
 
+from django.conf import settings
 from django.dispatch import Signal
+from django.utils.module_loading import import_string
 
 log = logging.getLogger(__name__)
 
 # Sent after a commit that changed stored cycles: a contribution that inserted or updated rows, a retraction.
 cycles_changed = Signal()
 
-_newest_snapshot: Callable[[], int | None] = lambda: None  # noqa: E731 (replaced at start-up)
-
-
-def provide_newest_snapshot(reader: Callable[[], int | None]) -> None:
-    """Say who answers newest_snapshot_id(): the app that publishes rankings."""
-    global _newest_snapshot
-    _newest_snapshot = reader
-
 
 def newest_snapshot_id() -> str | None:
     """The id of the newest published ranking, as the 202 body and the stats report it; None before any."""
-    newest = _newest_snapshot()
+    reader: Callable[[], int | None] = import_string(settings.NEWEST_SNAPSHOT_ID)
+    newest = reader()
     return None if newest is None else str(newest)
 
 

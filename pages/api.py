@@ -11,7 +11,7 @@ from core.errors import RETRY_AFTER, ErrorSerializer, api_error
 from core.page_cache import etag_of, mark_cacheable, not_modified
 from core.throttles import address_digest
 from ingest.contract import FIRST_DAY
-from rankings.selectors import latest_snapshot
+from rankings.selectors import newest_snapshot
 from rankings.windows import WindowBusy, WindowError, WindowLimited, read_days, scoped_document
 from scoring.shapes import VIEWS
 
@@ -75,7 +75,7 @@ class PoolApi(APIView):
             )
         except WindowError as exc:
             return api_error(str(exc))
-        snapshot = latest_snapshot()
+        snapshot = newest_snapshot()
         if snapshot is None:
             return api_error("No ranking has been published yet.", status_code=503, retry_after=60)
         etag = etag_of(snapshot.id, since, until)

@@ -23,7 +23,7 @@ from ingest.services import retract
 from pages import contexts, downloads, presenters, wording
 from pages.serving import cached_page, chosen_view, render_page
 from rankings import comparisons, selectors, windows
-from rankings.current import Lazy, Published, published_snapshot, serving_snapshot
+from rankings.current import Lazy, Published, current_snapshot, serving_snapshot
 from rankings.windows import Window, read_window
 
 HISTORY_POINTS = 60
@@ -172,15 +172,15 @@ data = words_page("leaderboard/data.html", "data", with_downloads=True)
 def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
     """The contribute page, built per request, never from the page cache: its retraction form carries this
     visitor's CSRF token. The addresses it names are this host's (bounded by ALLOWED_HOSTS)."""
-    _, snapshot_id = serving_snapshot()
+    snapshot = current_snapshot()
     context = contexts.contribute_context(
-        published_snapshot(snapshot_id),
+        snapshot,
         contribution_url=request.build_absolute_uri(reverse("contributions")),
         plugin_url=request.build_absolute_uri(reverse("plugin-contribute")),
     )
     response = render(request, "leaderboard/contribute.html", context | extra, status=status)
     patch_cache_control(response, private=True, no_cache=True)
-    response["X-Snapshot"] = str(snapshot_id)
+    response["X-Snapshot"] = str(snapshot.id if snapshot else 0)
     return response
 
 

@@ -132,26 +132,36 @@ TEMPLATES = [
 ]
 
 if EMBEDDED:
-    (STATE_DIR / "var").mkdir(exist_ok=True)
-    DATABASES = {"default": {"ENGINE": "django.db.backends.sqlite3", "NAME": STATE_DIR / "var" / "pragmatikos.sqlite3"}}
+    # core.sqlite makes var/ when it first connects: reading the settings writes nothing.
+    DATABASES = {"default": {"ENGINE": "core.sqlite", "NAME": STATE_DIR / "var" / "pragmatikos.sqlite3"}}
 else:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
+# Who tells the ingest the newest published ranking (ingest.hooks): the ingest never imports the rankings.
+NEWEST_SNAPSHOT_ID = "rankings.selectors.newest_snapshot_id"
 
 REDIS_URL = envstr("REDIS_URL", "")
 # Connect and read timeout of the web process's Redis clients (the cache's and core.redis_breaker's): a
 # Redis that hangs fails a call this soon, and the breaker then stops asking it for a few seconds.
 REDIS_TIMEOUT = envfloat("REDIS_TIMEOUT", 1.0)
+# What this process keeps of its own (core.page_cache.process_cache): copies of the pages it served, the
+# snapshot it serves and its last look at the cache generation, so a page hit costs no trip to Redis.
+PROCESS_CACHE = {
+    "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
+    "LOCATION": "process",
+    "OPTIONS": {"MAX_ENTRIES": 256},
+}
 if REDIS_URL:
     CACHES = {
         "default": {
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": REDIS_URL,
             "OPTIONS": {"socket_connect_timeout": REDIS_TIMEOUT, "socket_timeout": REDIS_TIMEOUT},
-        }
+        },
+        "process": PROCESS_CACHE,
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}}
+    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}, "process": PROCESS_CACHE}
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL

@@ -8,10 +8,9 @@ class RankingsConfig(AppConfig):
     default_auto_field = "django.db.models.BigAutoField"
 
     def ready(self) -> None:
-        # The ingest announces changed cycles and asks for the newest ranking through hooks, so that it
-        # never imports the rankings: connected here, once, whatever module is imported first.
+        # The ingest announces changed cycles through a signal, so that it never imports the rankings:
+        # connected here, once, whatever module is imported first.
         from ingest import hooks
-        from rankings import recompute, selectors
+        from rankings import recompute
 
         hooks.cycles_changed.connect(recompute.request, dispatch_uid="leaderboard.recompute")
-        hooks.provide_newest_snapshot(selectors.newest_snapshot_id)

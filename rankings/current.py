@@ -4,13 +4,12 @@ The cache generation names it (core.page_cache): a new snapshot shows at once in
 and within SERVING_LOCAL_SECONDS in any other.
 """
 
-import time
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Final
 
-from core import page_cache, soft_cache
-from core.page_cache import GENERATION_KEY, bump_generation, cache_generation
+from core import soft_cache
+from core.page_cache import GENERATION_KEY, bump_generation, cache_generation, forget_process_copies, process_cache
 from rankings.models import Snapshot
 from rankings.selectors import newest_snapshot_id, snapshot_document
 
@@ -22,23 +21,25 @@ SERVING_SECONDS: Final = 60
 SERVING_LOCAL_SECONDS: Final = 1.0
 
 
-_serving: tuple[float, int, int] | None = None  # (trusted until, generation, snapshot id)
+# This process's last look: (generation, snapshot id), in its own cache for SERVING_LOCAL_SECONDS.
+LOOK_KEY: Final = "serving"
+# The newest snapshot this process has read, in its own cache.
+HELD_KEY: Final = "published"
 
 
 def serving_snapshot() -> tuple[int, int]:
     """(cache generation, newest snapshot id or 0): usually from this process's last look,
     else one cache round trip, plus one query only when the generation has moved."""
-    global _serving
-    now = time.monotonic()
-    local = _serving
-    if local is not None and local[0] > now:
-        return local[1], local[2]
+    local = process_cache()
+    look = local.get(LOOK_KEY)
+    if look is not None:
+        return look
     held = soft_cache.get_many([GENERATION_KEY, SERVING_KEY])
     if held is None:
         # The cache is unreachable: the newest snapshot from the database, and generation 0,
         # which names no shared cache entry (pages are then kept in this process only).
         snapshot_id = newest_snapshot_id() or 0
-        _serving = (now + SERVING_LOCAL_SECONDS, 0, snapshot_id)
+        local.set(LOOK_KEY, (0, snapshot_id), SERVING_LOCAL_SECONDS)
         return 0, snapshot_id
     generation = held.get(GENERATION_KEY)
     if generation is None:
@@ -49,14 +50,14 @@ def serving_snapshot() -> tuple[int, int]:
     else:
         snapshot_id = newest_snapshot_id() or 0
         soft_cache.set(SERVING_KEY, (generation, snapshot_id), SERVING_SECONDS)
-    _serving = (now + SERVING_LOCAL_SECONDS, int(generation), snapshot_id)
+    local.set(LOOK_KEY, (int(generation), snapshot_id), SERVING_LOCAL_SECONDS)
     return int(generation), snapshot_id
 
 
 def snapshot_published() -> None:
     """After a publish commits: retire every cached page, and show the new snapshot here at once."""
     bump_generation()
-    forget()
+    forget_process_copies()
 
 
 # ---------------------------------------------------------------- the snapshot a process holds
@@ -76,15 +77,17 @@ class Published:
     document: dict[str, Any]
 
 
-_newest: Published | None = None
+def current_snapshot() -> Published | None:
+    """The newest published snapshot as this process serves it; None before the first."""
+    return published_snapshot(serving_snapshot()[1])
 
 
 def published_snapshot(snapshot_id: int) -> Published | None:
-    """The snapshot of this id: one query the first time a process sees it."""
-    global _newest
+    """The snapshot of this id: one query the first time a process sees it (kept in its own cache)."""
     if snapshot_id == 0:
         return None
-    held = _newest
+    local = process_cache()
+    held: Published | None = local.get(HELD_KEY)
     if held is not None and held.id == snapshot_id:
         return held
     snapshot = Snapshot.objects.filter(id=snapshot_id).defer("samples").first()
@@ -99,7 +102,7 @@ def published_snapshot(snapshot_id: int) -> Published | None:
         contributors=snapshot.contributors,
         document=snapshot_document(snapshot),
     )
-    _newest = held
+    local.set(HELD_KEY, held, None)
     return held
 
 
@@ -111,11 +114,3 @@ class Lazy:
 
     def __call__(self) -> Published | None:
         return published_snapshot(self.snapshot_id)
-
-
-def forget() -> None:
-    """Drop this process's page copies, held snapshot and look at the generation."""
-    global _newest, _serving
-    page_cache.forget_local_pages()
-    _newest = None
-    _serving = None

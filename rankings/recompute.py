@@ -23,7 +23,7 @@ from rankings import current, cycles_file
 from rankings.coordination import Coordinator, coordinator, exclusive
 from rankings.models import GroupScore, Snapshot
 from rankings.public_names import name_decisions
-from rankings.selectors import cycles_fingerprint, cycles_frame, latest_snapshot, scoring_config
+from rankings.selectors import cycles_fingerprint, cycles_frame, newest_snapshot, scoring_config
 from scoring import Samples, enrich_document, score_pool
 from scoring.document import prepare
 
@@ -98,7 +98,7 @@ def publish(*, force: bool = False) -> Snapshot | None:
     fingerprint = cycles_fingerprint(frame, config)
     demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
     is_demo = bool(demo_ids) and bool(frame["contributor"].isin(demo_ids).any())
-    previous = latest_snapshot()
+    previous = newest_snapshot()
     if not force and previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo:
         log.info("recompute: pool unchanged since snapshot %s", previous.id)
         # Its file may still hold cycles retracted since: stored after this snapshot read the pool and
@@ -209,7 +209,7 @@ def _queue_cycles_export(snapshot_id: int) -> None:
 
 def export_newest_cycles() -> None:
     """Write the newest snapshot's cycles.csv if it is missing (a no-op when it is there)."""
-    snapshot = latest_snapshot()
+    snapshot = newest_snapshot()
     if snapshot is not None:
         cycles_file.write_cycles_export(snapshot_id=snapshot.id)
 

@@ -56,7 +56,9 @@ def configured_method() -> dict[str, Any]:
     return {"minJudged": config.min_judged, "evidenceK": config.evidence_k, "resamples": config.resamples}
 
 
-def latest_snapshot() -> Snapshot | None:
+def newest_snapshot() -> Snapshot | None:
+    """The newest published snapshot as stored (what the recompute and the day windows start from); the pages
+    read rankings.current.current_snapshot, the one this process serves."""
     return Snapshot.objects.published().first()
 
 

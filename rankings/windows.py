@@ -20,7 +20,7 @@ from core.throttles import admit
 from core.times import iso_z
 from ingest.contract import FIRST_DAY
 from rankings.models import Snapshot
-from rankings.selectors import cycles_frame, latest_snapshot, scoring_config, snapshot_document
+from rankings.selectors import cycles_frame, newest_snapshot, scoring_config, snapshot_document
 from scoring import enrich_document, score_pool
 
 log = logging.getLogger(__name__)
@@ -176,7 +176,7 @@ def scoped_document(
     WINDOW_RATE_PER_ADDRESS and one of WINDOW_SLOTS; raises WindowLimited past the rate and WindowBusy when
     no slot is free, this window is computing, or this requester already computes another.
     """
-    snapshot = snapshot or latest_snapshot()
+    snapshot = snapshot or newest_snapshot()
     if snapshot is None:
         return None
     if since is None and until is None:
@@ -220,7 +220,7 @@ def scoped_document(
 
 def warm_windows(*, snapshot_id: int) -> None:
     """Compute the 90- and 30-day windows of a new snapshot before visitors ask for them."""
-    snapshot = latest_snapshot()
+    snapshot = newest_snapshot()
     if snapshot is None or snapshot.id != snapshot_id:
         return  # a newer snapshot has its own warming queued
     today = timezone.now().date()

@@ -6,13 +6,16 @@ import pytest
 
 @pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
-    """Throttle counters and page caches live in the cache: each test starts clean."""
+    """Throttle counters and page caches live in the caches (the shared one and the process's own): each test
+    starts clean."""
     from django.core.cache import cache
 
     from core import soft_cache
     from core.backend import in_process_counts
+    from core.page_cache import forget_process_copies
 
     cache.clear()
+    forget_process_copies()
     in_process_counts.clear()
     soft_cache.reset()
 

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 import redis
+from django.conf import settings
 
 from bench.scratch import free_port
 
@@ -21,7 +22,8 @@ def redis_cache(port: int, *, timeout: float = 1.0) -> dict[str, Any]:
             "BACKEND": "django.core.cache.backends.redis.RedisCache",
             "LOCATION": f"redis://127.0.0.1:{port}/0",
             "OPTIONS": {"socket_connect_timeout": timeout, "socket_timeout": timeout},
-        }
+        },
+        "process": settings.PROCESS_CACHE,
     }
 
 

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from rankings import current, demo
+from core import page_cache
+from rankings import demo
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
@@ -52,7 +53,7 @@ def serve_demo(live_server, *, count: int) -> str:  # type: ignore[no-untyped-de
 
     Call it in a fixture the test names before `browser`: Playwright's loop must not share a
     thread with the ORM, so everything is stored before the browser starts."""
-    current.forget()
+    page_cache.forget_process_copies()
     demo.load_demo(count=count)
     return str(live_server.url)
 

@@ -10,7 +10,6 @@ import pytest
 from lab import importers
 from lab.downloads import forget_local_downloads
 from lab.services import import_source
-from rankings import current
 
 DATA = Path(__file__).resolve().parents[2] / "lab" / "data"
 AKITA = DATA / "akita"
@@ -58,12 +57,10 @@ def shipped(db: None) -> None:
 
 @pytest.fixture(autouse=True)
 def _cold_process_memo() -> Any:
-    """Each test starts without the process's held snapshot, page copies and download copies."""
+    """Each test starts without the lab's download copies (the root conftest forgets the process's page copies)."""
 
-    current.forget()
     forget_local_downloads()
     yield
-    current.forget()
     forget_local_downloads()
 
 

@@ -2,24 +2,15 @@
 
 import html
 import re
-from collections.abc import Iterator
 
 import pytest
 from django.utils import timezone
 
-from rankings import current, demo
+from rankings import demo
 from rankings.models import Snapshot
 
 # Smaller than the make-run demo so each test recomputes in well under a second.
 TEST_CYCLES = 1500
-
-
-@pytest.fixture(autouse=True)
-def _cold_process_memo() -> Iterator[None]:
-    """Each test starts without the process's held snapshot, so query counts are the cold ones."""
-    current.forget()
-    yield
-    current.forget()
 
 
 @pytest.fixture

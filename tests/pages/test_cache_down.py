@@ -15,9 +15,9 @@ from django.test import Client
 from django.utils import timezone
 
 from bench.scratch import free_port
-from core import soft_cache
+from core import page_cache, soft_cache
 from core.backend import process_lock
-from rankings import current, cycles_file, windows
+from rankings import cycles_file, windows
 from rankings.models import Snapshot
 from tests.cycles.wire import envelope
 from tests.pages.conftest import page_paths, ranked_labels
@@ -28,11 +28,11 @@ from tests.redis_servers import OwnRedis, redis_cache
 def unreachable_cache(settings: Any) -> Iterator[None]:
     """The cache points at a loopback port that nothing listens on."""
     settings.CACHES = redis_cache(free_port())
-    current.forget()
+    page_cache.forget_process_copies()
     soft_cache.reset()
     yield
     soft_cache.reset()
-    current.forget()
+    page_cache.forget_process_copies()
 
 
 def page_and_download_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
@@ -70,7 +70,7 @@ def test_it_logs_one_warning_for_a_burst_of_requests_without_the_cache(
 ) -> None:
     with caplog.at_level(logging.WARNING, logger="core.redis_breaker"):
         for _ in range(3):
-            current.forget()
+            page_cache.forget_process_copies()
             assert client.get("/").status_code == 200
     warnings = [record for record in caplog.records if record.name == "core.redis_breaker"]
     assert len(warnings) == 1
@@ -105,12 +105,12 @@ def own_redis(settings: Any) -> Iterator[OwnRedis]:
     """A redis-server of this test's own on a free port, for the cache only; stopped by the test or at teardown."""
     server = OwnRedis()
     settings.CACHES = redis_cache(server.port)
-    current.forget()
+    page_cache.forget_process_copies()
     soft_cache.reset()
     yield server
     server.close()
     soft_cache.reset()
-    current.forget()
+    page_cache.forget_process_copies()
 
 
 def test_it_keeps_serving_when_its_redis_stops(demo_snapshot: Snapshot, own_redis: OwnRedis, client: Client) -> None:
@@ -121,7 +121,7 @@ def test_it_keeps_serving_when_its_redis_stops(demo_snapshot: Snapshot, own_redi
     assert soft_cache.get_many(["leaderboard:generation"]) is not None, "the cache answered while it ran"
 
     own_redis.close()
-    current.forget()  # nothing of the page left in this process: it must be built anew
+    page_cache.forget_process_copies()  # nothing of the page left in this process: it must be built anew
 
     after = [client.get(path, params) for path, params in paths]
     assert [response.status_code for response in after] == [200, 200]

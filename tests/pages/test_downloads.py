@@ -16,7 +16,7 @@ from core import page_cache
 from ingest.models import Contributor, Cycle, install_hash
 from pages import downloads, wording
 from pages.downloads import Unsatisfiable, requested_range
-from rankings import current, cycles_file, recompute, tasks
+from rankings import cycles_file, recompute, tasks
 from rankings.models import Snapshot
 from scoring.shapes import PAIRING_VIEWS
 from tests.cycles.stored import make_contributor, make_cycles
@@ -46,7 +46,7 @@ def publish() -> Snapshot:
     snapshot = recompute.publish()
     assert snapshot is not None
     page_cache.bump_generation()
-    current.forget()
+    page_cache.forget_process_copies()
     return snapshot
 
 

@@ -3,7 +3,7 @@
 from django.test import Client
 
 from core import page_cache
-from rankings import current, recompute
+from rankings import recompute
 from rankings.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_paths, ranked_labels
@@ -41,7 +41,7 @@ def test_it_answers_304_without_building_anything(
     label = ranked_labels(demo_snapshot, "modelCombo")[0]
     params = {"view": "modelCombo", "label": label}
     etag = client.get("/pairing/", params)["ETag"]
-    current.forget()
+    page_cache.forget_process_copies()
     from django.core.cache import cache
 
     cache.clear()

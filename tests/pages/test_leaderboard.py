@@ -7,8 +7,9 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
+from core import page_cache
 from pages import wording
-from rankings import current, recompute
+from rankings import recompute
 from rankings.models import Snapshot
 from rankings.windows import scoped_document
 from tests.cycles.stored import make_contributor, make_cycles
@@ -187,7 +188,7 @@ def test_it_heads_the_table_with_the_verdict_of_the_intervals(demo_snapshot: Sna
         groups.remove(group)
     groups[0].update(ci=[top + 1, top + 9], rank=1, rank_worst=1)
     Snapshot.objects.filter(id=demo_snapshot.id).update(document=document)
-    current.forget()
+    page_cache.forget_process_copies()
     cache.clear()
     html = client.get("/", {"view": "modelCombo"}).content.decode()
     verdict = words_of(html.split('<section class="verdict separated"', 1)[1].split("</section>", 1)[0])

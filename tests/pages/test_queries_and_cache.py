@@ -16,11 +16,9 @@ def test_it_runs_at_most_three_queries_per_page(
 ) -> None:
     from django.core.cache import cache
 
-    from rankings import current
-
     for path, params in page_paths(demo_snapshot):
         cache.clear()
-        current.forget()
+        page_cache.forget_process_copies()
         with django_assert_max_num_queries(MAX_QUERIES):
             response = client.get(path, params)
         assert response.status_code == 200, (path, params)
@@ -66,7 +64,7 @@ def test_it_shows_the_new_snapshot_once_a_recompute_publishes(
 def test_it_keeps_unknown_labels_out_of_the_page_cache(demo_snapshot: Snapshot, client: Client) -> None:
     from django.core.cache import cache
 
-    current.forget()
+    page_cache.forget_process_copies()
     label = "no such pairing"
     response = client.get("/pairing/", {"view": "modelCombo", "label": label})
     assert response.status_code == 404

@@ -16,8 +16,7 @@ import pytest
 from django.http import HttpResponse
 from django.test import Client
 
-from core import redis_breaker
-from rankings import current
+from core import page_cache, redis_breaker
 from rankings.models import Snapshot
 from tests.cycles.wire import envelope
 from tests.pages.conftest import ranked_labels
@@ -34,12 +33,12 @@ def own_redis(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[OwnRed
     settings.REDIS_TIMEOUT = TIMEOUT
     # Longer than the test's requests take on a busy machine: no probe falls inside them.
     monkeypatch.setattr(redis_breaker, "DOWN_SECONDS", 60.0)
-    current.forget()
+    page_cache.forget_process_copies()
     redis_breaker.reset()
     yield server
     server.close()
     redis_breaker.reset()
-    current.forget()
+    page_cache.forget_process_copies()
 
 
 def timed(request: Callable[..., Any], *args: Any) -> tuple[HttpResponse, float]:
@@ -89,7 +88,7 @@ def test_pages_forms_and_ingest_share_one_wait_for_a_hung_redis(
     seconds = []
     for _ in range(2):
         for path, params in pages:
-            current.forget()  # no copy in this process: each page asks the shared cache
+            page_cache.forget_process_copies()  # no copy in this process: each page asks the shared cache
             response, took = timed(client.get, path, params)
             assert response.status_code == 200, path
             seconds.append(took)

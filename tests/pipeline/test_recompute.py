@@ -10,7 +10,7 @@ from ingest.models import Cycle
 from rankings import recompute
 from rankings.coordination import coordinator
 from rankings.models import GroupScore, Snapshot
-from rankings.selectors import cycles_frame, latest_snapshot, score_history
+from rankings.selectors import cycles_frame, newest_snapshot, score_history
 from scoring import CYCLE_COLUMNS
 from tests.cycles.stored import make_contributor, make_cycles
 
@@ -69,7 +69,7 @@ def test_it_publishes_a_snapshot_of_all_six_views(pooled_cycles: list[Cycle]) ->
 def test_it_publishes_nothing_new_when_the_pool_is_unchanged(pooled_cycles: list[Cycle]) -> None:
     first = recompute.publish()
     assert recompute.publish() is None
-    assert latest_snapshot() == first
+    assert newest_snapshot() == first
     Cycle.objects.filter(id=pooled_cycles[0].id).update(shipped=1 - pooled_cycles[0].shipped)
     second = recompute.publish()
     assert second is not None and second.id > first.id  # type: ignore[union-attr]

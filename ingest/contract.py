@@ -13,35 +13,28 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any, Final
 
-from pragmatikos_contract.values import EFFORT_RE, TOKEN_RE, VERSION_RE, privacy_problem
+from pragmatikos_contract.values import VERSION_RE, privacy_problem
 
 from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MISSING, SCHEMA_3_COLUMNS
+from ingest.contract_rules import (
+    PLACEHOLDER,
+    RULE_COLUMNS,
+    RuleCells,
+    column_checks,
+    row_rule_errors,
+)
 
 ENVELOPE_KEYS: Final = ("schema", "extractor", "install", "generated", "cols", "rows")
-FIRST_DAY: Final = date(2024, 1, 1)
 FUTURE_TOLERANCE: Final = timedelta(minutes=5)
 
-CYCLE_KEY_RE: Final = re.compile(r"[0-9a-f]{16}")
-DAY_RE: Final = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}")
 INSTALL_RE: Final = re.compile(r"[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
 
-# What the real client writes where it has no value (cycle-record.md, "What the real client sends"):
-# stored as the column's empty value.
-PLACEHOLDERS: Final = frozenset({"(none)", "(unlisted)", "(unknown)"})
-# A vendor's dated model id, e.g. Vertex's claude-sonnet-4@20250514: stored as the part before the @.
-DATED_MODEL_RE: Final = re.compile(r"(.+)@((?:19|20)[0-9]{2}(?:0[1-9]|1[0-2])(?:0[1-9]|[12][0-9]|3[01]))")
 # JSON scalars: a row holding anything else (null, an object, an array) is a fault of the envelope.
 SCALAR_TYPES: Final = frozenset({str, int, float, bool})
-
-# A cell check: raw JSON value -> (normalized value, None) or (None, message).
-CellCheck = Callable[[Any], tuple[Any, str | None]]
-# A column check: the column's raw values -> (normalized values, [(index, message)]).
-ColumnCheck = Callable[[Sequence[Any]], tuple[list[Any], list[tuple[int, str]]]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -109,207 +102,6 @@ class Validation:
     def is_valid(self) -> bool:
         """Every row valid: nothing refused and nothing skipped."""
         return self.envelope is not None and not self.errors and not self.too_many_rows and not self.skipped
-
-
-class _Placeholder(str):
-    """A placeholder label as checked: stored as "", but told apart from a value sent empty (see _clear_roles)."""
-
-
-PLACEHOLDER: Final = _Placeholder("")
-
-
-def _string_check(
-    pattern: re.Pattern[str],
-    *,
-    optional: bool,
-    lowercase: bool,
-    shape: str,
-    placeholders: bool = False,
-    dated: bool = False,
-) -> CellCheck:
-    """A checker for one string value: trimmed, privacy-checked lowercased, then matched to its shape.
-
-    With `placeholders`, the client's placeholder labels pass as PLACEHOLDER; with `dated`, a
-    trailing @YYYYMMDD is dropped before the checks (any other @ is still refused).
-    """
-
-    def check(raw: Any) -> tuple[Any, str | None]:
-        if type(raw) is not str:
-            return None, "must be a string"
-        trimmed = raw.strip()
-        if trimmed == "":
-            return ("", None) if optional else (None, "must not be empty")
-        if not trimmed.isascii():
-            return None, "must be ASCII"
-        lowered = trimmed.lower()
-        if placeholders and lowered in PLACEHOLDERS:
-            return PLACEHOLDER, None
-        if dated and (found := DATED_MODEL_RE.fullmatch(trimmed)) is not None:
-            trimmed = found.group(1)
-            lowered = trimmed.lower()
-        if (problem := privacy_problem(lowered)) is not None:
-            return None, problem
-        value = lowered if lowercase else trimmed
-        return (value, None) if pattern.fullmatch(value) else (None, f"must be {shape}")
-
-    return check
-
-
-def _int_column(low: int, high: int) -> ColumnCheck:
-    message = "must be 0 or 1" if (low, high) == (0, 1) else f"must be an integer from {low} to {high}"
-
-    def check_column(column: Sequence[Any]) -> tuple[list[Any], list[tuple[int, str]]]:
-        # type() rather than isinstance(): JSON true/false arrive as bool, a subclass of int.
-        bad = [index for index, raw in enumerate(column) if type(raw) is not int or not low <= raw <= high]
-        return list(column), [(index, message) for index in bad]
-
-    return check_column
-
-
-def _number_column(low: float, high: float, places: int, *, none_marker: float | None = None) -> ColumnCheck:
-    if none_marker is None:
-        message = f"must be a finite number from {low:g} to {high:g}"
-    else:
-        message = f"must be {none_marker:g} or a finite number from {low:g} to {high:g}"
-
-    def check_column(column: Sequence[Any]) -> tuple[list[Any], list[tuple[int, str]]]:
-        # NaN and the infinities fail both comparisons, so the range test also asks for finiteness.
-        bad = [
-            index
-            for index, raw in enumerate(column)
-            if (type(raw) is not float and type(raw) is not int) or not (low <= raw <= high or raw == none_marker)
-        ]
-        # "+ 0.0" stores a negative zero (JSON -0.0, or a small negative rounded) as 0: one value, one spelling.
-        if bad:
-            skipped = set(bad)
-            values = [None if index in skipped else round(raw, places) + 0.0 for index, raw in enumerate(column)]
-            return values, [(index, message) for index in bad]
-        return [round(raw, places) + 0.0 for raw in column], []
-
-    return check_column
-
-
-def _per_distinct_value(check: CellCheck) -> ColumnCheck:
-    """A column check that runs `check` once per distinct value: rows repeat their models and days."""
-
-    def check_column(column: Sequence[Any]) -> tuple[list[Any], list[tuple[int, str]]]:
-        try:
-            results = {raw: check(raw) for raw in set(column)}
-        except TypeError:  # an array or object among the values: check each cell
-            checked = [check(raw) for raw in column]
-        else:
-            checked = [results[raw] for raw in column]
-            if all(problem is None for _, problem in results.values()):
-                return [value for value, _ in checked], []
-        problems = [(index, problem) for index, (_, problem) in enumerate(checked) if problem is not None]
-        return [value for value, _ in checked], problems
-
-    return check_column
-
-
-def _cycle_key_column(column: Sequence[Any]) -> tuple[list[Any], list[tuple[int, str]]]:
-    match = CYCLE_KEY_RE.fullmatch
-    bad = [index for index, raw in enumerate(column) if type(raw) is not str or not match(raw)]
-    return list(column), [(index, "must be 16 lowercase hex digits") for index in bad]
-
-
-def _day_check(last_day: date) -> CellCheck:
-    message = f"must be a real date YYYY-MM-DD from {FIRST_DAY.isoformat()} to {last_day.isoformat()}"
-
-    def check(raw: Any) -> tuple[Any, str | None]:
-        if type(raw) is not str or not DAY_RE.fullmatch(raw):
-            return None, message
-        try:
-            day = date.fromisoformat(raw)
-        except ValueError:
-            return None, message
-        if not FIRST_DAY <= day <= last_day:
-            return None, message
-        return day, None
-
-    return check
-
-
-def _column_checks(today: date) -> dict[str, ColumnCheck]:
-    """One check per contract column; made per request because the day range moves with `today`."""
-    label = _per_distinct_value(
-        _string_check(
-            TOKEN_RE,
-            optional=False,
-            lowercase=True,
-            shape="a lowercase model or provider token",
-            placeholders=True,
-            dated=True,
-        )
-    )
-    optional_label = _per_distinct_value(
-        _string_check(
-            TOKEN_RE, optional=True, lowercase=True, shape="a lowercase token or empty", placeholders=True, dated=True
-        )
-    )
-    token = _per_distinct_value(
-        _string_check(TOKEN_RE, optional=False, lowercase=True, shape="a lowercase token such as opencode")
-    )
-    effort = _per_distinct_value(
-        _string_check(EFFORT_RE, optional=True, lowercase=True, shape="an effort name or empty", placeholders=True)
-    )
-    version = _per_distinct_value(
-        _string_check(VERSION_RE, optional=True, lowercase=False, shape="a version or empty", placeholders=True)
-    )
-    flag = _int_column(0, 1)
-    return {
-        "cycle_key": _cycle_key_column,
-        "day": _per_distinct_value(_day_check(today + timedelta(days=1))),
-        "model": label,
-        "prov": label,
-        "role": _int_column(0, 2),
-        "pm": optional_label,
-        "pp": optional_label,
-        "bm": optional_label,
-        "bp": optional_label,
-        "u": _int_column(0, 2000),
-        "a": _int_column(0, 50000),
-        "tedits": _int_column(0, 20000),
-        "tpaths": flag,
-        "teerr": _int_column(0, 20000),
-        "tcost": _number_column(0, 5000, 4),
-        "tship": flag,
-        "thrs": _number_column(0, 72, 4),
-        "tver": flag,
-        "tabort": flag,
-        "latmed": _number_column(0, 600, 2, none_marker=-1),
-        "tshipe": _int_column(0, 2),
-        "variant": effort,
-        "pv": effort,
-        "bv": effort,
-        "harness": token,
-        "hversion": version,
-    }
-
-
-# The columns the rules between columns read, in the order _row_rule_errors takes them.
-RULE_COLUMNS: Final = ("pm", "pp", "bm", "bp", "tedits", "teerr", "tpaths", "tship", "tver", "tshipe")
-
-
-def _row_rule_errors(
-    pm: str, pp: str, bm: str, bp: str, tedits: int, teerr: int, tpaths: int, tship: int, tver: int, tshipe: int
-) -> list[tuple[str, str]]:
-    """Rules between columns of one row whose cells are each valid, as (column, message)."""
-    broken = []
-    if (pm == "") != (pp == ""):
-        broken.append(("pp", "must be set exactly when pm is set"))
-    if (bm == "") != (bp == ""):
-        broken.append(("bp", "must be set exactly when bm is set"))
-    if teerr > tedits:
-        broken.append(("teerr", "must not exceed tedits"))
-    if tship == 1:
-        if tedits == 0 or tpaths != 1:
-            broken.append(("tship", "may be 1 only when tedits > 0 and tpaths = 1"))
-        if tshipe != 0:
-            broken.append(("tship", "may be 1 only when tshipe = 0"))
-    if tver == 1 and tedits == 0:
-        broken.append(("tver", "may be 1 only when tedits > 0"))
-    return broken
 
 
 def _envelope_error(col: str | None, message: str) -> ContractError:
@@ -439,7 +231,7 @@ def _validate_rows(
     position = {col: index for index, col in enumerate(cols)}
     # (row, column position, column, message), sorted at the end into reading order.
     found: list[tuple[int, int, str, str]] = []
-    checks = _column_checks(today)
+    checks = column_checks(today)
     columns: dict[str, list[Any]] = {}
     bad_rows: set[int] = set()
     problems_by_col: dict[str, list[tuple[int, str]]] = {}
@@ -470,7 +262,7 @@ def _validate_rows(
             if type(key) is str:
                 first_row_of_key.setdefault(key, index)
             continue
-        for col, message in _row_rule_errors(*cells):
+        for col, message in row_rule_errors(RuleCells(*cells)):
             found.append((index, position[col], col, message))
             bad_rows.add(index)
         first = first_row_of_key.setdefault(key, index)

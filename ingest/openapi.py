@@ -18,7 +18,7 @@ from typing import Any, Final
 from django.conf import settings
 from pragmatikos_contract import values
 
-from ingest import contract
+from ingest import contract, contract_rules
 from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD
 
 SCHEMA_REF_PREFIX: Final = "#/components/schemas/"
@@ -159,15 +159,15 @@ def column_schemas() -> dict[str, dict[str, Any]]:
     hints = {
         "cycle_key": {
             "type": "string",
-            "pattern": _full(contract.CYCLE_KEY_RE),
+            "pattern": _full(contract_rules.CYCLE_KEY_RE),
             "description": "16 lowercase hex digits; unique per install and within one request.",
         },
         "day": {
             "type": "string",
             "format": "date",
             # The first day is a 1 January, so "from the first day" is "from its year".
-            "pattern": f"^(?:{_years_from(contract.FIRST_DAY.year)})-[0-9]{{2}}-[0-9]{{2}}$",
-            "description": f"A real date from {contract.FIRST_DAY.isoformat()} to tomorrow (UTC).",
+            "pattern": f"^(?:{_years_from(contract_rules.FIRST_DAY.year)})-[0-9]{{2}}-[0-9]{{2}}$",
+            "description": f"A real date from {contract_rules.FIRST_DAY.isoformat()} to tomorrow (UTC).",
         },
         "model": label,
         "prov": label,
@@ -207,7 +207,7 @@ def _cells(cols: tuple[str, ...], rules: dict[str, dict[str, Any]]) -> dict[str,
 
 
 def row_rules(cols: tuple[str, ...]) -> list[dict[str, Any]]:
-    """The rules between columns (contract._row_rule_errors) that JSON Schema can state; teerr <= tedits it cannot."""
+    """The rules between columns (contract_rules.row_rule_errors) JSON Schema can state; teerr <= tedits it cannot."""
     both_or_neither = [
         {"anyOf": [_cells(cols, {model: {"const": ""}, provider: {"const": ""}}),
                    _cells(cols, {model: {"minLength": 1}, provider: {"minLength": 1}})]}

@@ -10,7 +10,7 @@ from rest_framework.views import APIView
 from core.errors import RETRY_AFTER, ErrorSerializer, api_error
 from core.page_cache import etag_of, mark_cacheable, not_modified
 from core.throttles import address_digest
-from ingest.contract import FIRST_DAY
+from ingest.contract_rules import FIRST_DAY
 from rankings.selectors import newest_snapshot
 from rankings.windows import WindowBusy, WindowError, WindowLimited, read_days, scoped_document
 from scoring.shapes import VIEWS

@@ -18,7 +18,7 @@ from core import soft_cache
 from core.backend import process_lock
 from core.throttles import admit
 from core.times import iso_z
-from ingest.contract import FIRST_DAY
+from ingest.contract_rules import FIRST_DAY
 from rankings.models import Snapshot
 from rankings.selectors import cycles_frame, newest_snapshot, scoring_config, snapshot_document
 from scoring import enrich_document, score_pool

@@ -21,7 +21,7 @@ from django.db import close_old_connections
 from django.test import override_settings
 from schemathesis.config import SchemathesisConfig
 
-from ingest import contract
+from ingest import contract, contract_rules
 from ingest.models import Cycle
 from rankings import recompute
 from tests.cycles.stored import make_contributor, make_cycles
@@ -112,7 +112,7 @@ def within_what_no_schema_says(case: schemathesis.Case) -> None:
         query: dict[str, Any] = case.query
         for name in ("since", "until"):
             day = _day(query.get(name, ""))
-            if day is not None and not contract.FIRST_DAY <= day <= tomorrow:
+            if day is not None and not contract_rules.FIRST_DAY <= day <= tomorrow:
                 query[name] = now.date().isoformat()
         if query.get("since") and query.get("until") and query["since"] > query["until"]:
             query["since"], query["until"] = query["until"], query["since"]

@@ -12,19 +12,16 @@ import numpy as np
 from django.conf import settings
 
 from pages.charts import HistoryPoint, axis_strip, forest_plot, interval_bar, score_domain, sparkline
+from pages.compare_rows import compare_axes, compare_tiers, quick_links, rate_test
 from pages.presenters import (
     axis_rows,
     chosen_sort,
-    compare_axes,
-    compare_tiers,
     has_other,
     interval,
     leaderboard_rows,
     number,
     planner_and_builder,
     provisional_rows,
-    quick_links,
-    rate_test,
     row_for,
     sorted_rows,
     span_of,

@@ -35,7 +35,7 @@ def published_view(snapshot: Published | None, view: str) -> tuple[Published, di
     if snapshot is None:
         raise NotFound("Nothing is ranked yet.")
     try:
-        return snapshot, presenters.view_document(snapshot.document, view)
+        return snapshot, presenters.find_view(snapshot.document, view)
     except presenters.UnknownGroup:
         raise NotFound(NO_SUCH_VIEW) from None
 

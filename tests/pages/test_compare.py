@@ -3,7 +3,7 @@ import re
 import pytest
 from django.test import Client
 
-from pages import presenters, wording
+from pages import compare_rows, wording
 from rankings.models import Snapshot
 from rankings.selectors import cycles_frame, scoring_config
 from scoring import compare_groups
@@ -32,7 +32,7 @@ def test_it_says_which_side_is_better_on_each_axis_and_tier(demo_snapshot: Snaps
     for name, better in tier_rows:
         difference = a["tiersAdj"][name] - b["tiersAdj"][name]
         assert better == ("even" if abs(difference) < 0.05 else ("A" if difference > 0 else "B"))
-    for row in presenters.compare_axes(a, b):
+    for row in compare_rows.compare_axes(a, b):
         if row["better"] in ("A", "B"):
             winner, loser = (row["a"], row["b"]) if row["better"] == "A" else (row["b"], row["a"])
             assert (winner > loser) == row["axis"].higher_is_better, row["axis"].key

@@ -5,12 +5,13 @@ from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
 import pytest
+from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
 from leaderboard import matrix
 from leaderboard.models import Snapshot
-from leaderboard.services import scoped_document
+from leaderboard.services import SCOPED_LOCK_KEY, scoped_document
 from scoring.shapes import PAIR_ARROW, PAIRING_VIEWS
 from tests.pages.conftest import page_text
 
@@ -128,6 +129,20 @@ def test_it_answers_a_window_it_cannot_read_with_400_and_a_sentence(demo_snapsho
     page = response.content.decode()
     assert "since must be a date written YYYY-MM-DD" in page
     assert read_matrix(page)[1]  # and all time below it
+
+
+def test_a_window_that_cannot_be_computed_now_answers_503_with_all_time_and_is_not_kept(
+    demo_snapshot: Snapshot, client: Client, settings: Any
+) -> None:
+    slots = [f"{SCOPED_LOCK_KEY}:slot:{slot}" for slot in range(settings.WINDOW_SLOTS)]
+    assert all(cache.add(slot, 1, 60) for slot in slots)  # other windows hold every slot
+    busy = client.get("/matrix/", {"view": "modelCombo", "window": "custom", "since": "2026-09-01"})
+    assert busy.status_code == 503 and int(busy["Retry-After"]) > 0
+    assert "being computed" in busy.content.decode()
+    assert_cells_show(demo_snapshot.views["modelCombo"], read_matrix(busy.content.decode())[1], "modelCombo")
+    cache.delete_many(slots)
+    again = client.get("/matrix/", {"view": "modelCombo", "window": "custom", "since": "2026-09-01"})
+    assert again.status_code == 200, "the busy answer must not have been cached"
 
 
 @pytest.mark.parametrize("view", ["model", "family", "modelEffort"])

@@ -13,7 +13,7 @@ from django.utils.safestring import SafeString
 from leaderboard.caching import Published
 from leaderboard.charts import OKABE_ITO, interval_bar
 from leaderboard.contexts import page_context
-from leaderboard.presenters import interval, number, planner_and_builder, rank_text
+from leaderboard.presenters import EFFORT_VIEWS, interval, number, planner_and_builder, rank_text
 from leaderboard.windows import WINDOW_NAMES, Window, window_query
 from leaderboard.words import VIEW_TITLES, WINDOW_TITLES
 from scoring.shapes import PAIRING_VIEWS
@@ -68,10 +68,22 @@ class Matrix:
     planners: tuple[str, ...]
     builders: tuple[str, ...]
     cells: tuple[tuple[Cell | None, ...], ...]
+    with_effort: bool = False  # sides are model:effort, printed on two lines so columns stay narrow
+
+    def heading(self, side: str) -> tuple[str, str]:
+        """(model, effort) of a side as its heading prints it; the effort is empty outside the effort view."""
+        if not self.with_effort or ":" not in side:
+            return side, ""
+        model, effort = side.rsplit(":", 1)
+        return model, effort
 
     @property
-    def rows(self) -> list[tuple[str, tuple[Cell | None, ...]]]:
-        return list(zip(self.planners, self.cells, strict=True))
+    def builder_heads(self) -> list[tuple[str, str]]:
+        return [self.heading(builder) for builder in self.builders]
+
+    @property
+    def rows(self) -> list[tuple[tuple[str, str], tuple[Cell | None, ...]]]:
+        return list(zip((self.heading(planner) for planner in self.planners), self.cells, strict=True))
 
     @property
     def filled(self) -> int:
@@ -130,7 +142,7 @@ def pairing_matrix(view_doc: dict[str, Any], view: str) -> Matrix:
     planners = tuple(sorted({planner for planner, _ in placed}))
     builders = tuple(sorted({builder for _, builder in placed}))
     cells = tuple(tuple(placed.get((planner, builder)) for builder in builders) for planner in planners)
-    return Matrix(planners=planners, builders=builders, cells=cells)
+    return Matrix(planners=planners, builders=builders, cells=cells, with_effort=view in EFFORT_VIEWS)
 
 
 # ---------------------------------------------------------------- the page

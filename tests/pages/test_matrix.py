@@ -21,18 +21,16 @@ def read_matrix(page: str) -> tuple[list[str], dict[tuple[str, str], str]]:
     table = re.search(r'<table class="matrix">(.*?)</table>', page, re.S)
     assert table is not None
     head, body = table.group(1).split("<tbody>", 1)
-    builders = [
-        html_module.unescape(b) for b in re.findall(r'<th scope="col" class="builder"><span[^>]*>(.*?)</span>', head)
-    ]
+    builders = [page_text(b) for b in re.findall(r'<th scope="col" class="builder">(.*?)</th>', head)]
     cells: dict[tuple[str, str], str] = {}
     for row in re.findall(r"<tr>(.*?)</tr>", body, re.S):
-        planner = re.search(r'<th scope="row" class="planner"><span[^>]*>(.*?)</span>', row)
+        planner = re.search(r'<th scope="row" class="planner">(.*?)</th>', row)
         assert planner is not None
         tds = re.findall(r"<td( class=\"[^\"]*\")?>(.*?)</td>", row, re.S)
         assert len(tds) == len(builders)  # one cell per builder in every row, empty or not
         for builder, (attrs, content) in zip(builders, tds, strict=True):
             if "empty" not in attrs:
-                cells[(html_module.unescape(planner.group(1)), builder)] = attrs + content
+                cells[(page_text(planner.group(1)), builder)] = attrs + content
     return builders, cells
 
 
@@ -83,8 +81,8 @@ def test_it_lays_out_every_pairing_of_the_view_by_planner_and_builder(
     builders, cells = read_matrix(page)
     every = [sides(g["label"]) for g in [*view_doc["groups"], *view_doc.get("provisional", [])]]
     assert builders == sorted({builder for _, builder in every})
-    planners = re.findall(r'<th scope="row" class="planner"><span[^>]*>(.*?)</span>', page)
-    assert [html_module.unescape(p) for p in planners] == sorted({planner for planner, _ in every})
+    planners = re.findall(r'<th scope="row" class="planner">(.*?)</th>', page)
+    assert [page_text(p) for p in planners] == sorted({planner for planner, _ in every})
     assert_cells_show(view_doc, cells, view)
     # Empty cells are empty: no number, no link.
     empties = re.findall(r'<td class="empty">(.*?)</td>', page, re.S)
@@ -190,3 +188,12 @@ def test_a_ranked_pairing_takes_its_cell_over_a_provisional_one() -> None:
     assert ranked is not None and ranked.kind == "ranked" and ranked.side == "above" and ranked.width == 8.0
     assert provisional is not None and provisional.kind == "provisional" and provisional.judged == 2
     assert grid.filled == 2
+
+
+def test_it_prints_an_effort_under_its_model_so_columns_stay_narrow() -> None:
+    document = {"groups": [], "provisional": [{"label": "gpt-6:high → claude-opus-4.8:max", "hjudged": 3}]}
+    grid = matrix.pairing_matrix(document, "modelEffortCombo")
+    assert grid.builder_heads == [("claude-opus-4.8", "max")]
+    assert [head for head, _ in grid.rows] == [("gpt-6", "high")]
+    plain = matrix.pairing_matrix({"groups": [], "provisional": [{"label": "a:b → c", "hjudged": 1}]}, "modelCombo")
+    assert plain.builder_heads == [("c", "")] and plain.rows[0][0] == ("a:b", "")

@@ -100,6 +100,8 @@ def test_each_cell_links_to_its_pairings_page(demo_snapshot: Snapshot, client: C
         label = parse_qs(urlsplit(link).query)["label"][0]
         response = client.get(link)
         assert response.status_code == 200, link
+        if label in {g["label"] for g in demo_snapshot.views["modelCombo"]["groups"]}:
+            assert 'href="/matrix/?view=modelCombo"' in response.content.decode()  # and back
         assert "<h1>" in response.content.decode() and label in page_text(response.content.decode()), link
 
 

@@ -49,6 +49,8 @@ class PoolApi(APIView):
     """The pool document: meta plus the six views, shaped like the published pool.json."""
 
     @extend_schema(
+        operation_id="pool",
+        summary="The pool document: the published rankings",
         parameters=[
             OpenApiParameter("since", DAY_PARAMETER, description=f"First day in scope (inclusive), {DAY_RANGE}."),
             OpenApiParameter("until", DAY_PARAMETER, description=f"Last day in scope (inclusive), {DAY_RANGE}."),

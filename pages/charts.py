@@ -156,6 +156,29 @@ class HistoryPoint:
     ci_hi: float | None
 
 
+# The score by day is drawn once this many of its snapshots differ in the score (as printed, one decimal):
+# fewer draws a dot or a flat line, which says nothing a sentence cannot.
+MIN_HISTORY_SCORES: Final = 3
+
+
+def history_scores(points: Sequence[HistoryPoint]) -> int:
+    """How many different scores, as the pages print them, the history holds."""
+    return len({f"{point.score_adj:.1f}" for point in points})
+
+
+def history_words(points: Sequence[HistoryPoint]) -> str:
+    """Why the score by day is not drawn yet, in one sentence; empty once it is."""
+    scores = history_scores(points)
+    if scores >= MIN_HISTORY_SCORES:
+        return ""
+    days = f"{len(points)} day{'s' if len(points) != 1 else ''}"
+    found = "one score" if scores == 1 else f"{scores} different scores"
+    return (
+        f"Not drawn yet: {days} of snapshots so far, with {found}; the chart appears once "
+        f"{MIN_HISTORY_SCORES} snapshots give this group different scores."
+    )
+
+
 def sparkline(*, points: Sequence[HistoryPoint], colour: str, label: str) -> SafeString:
     """scoreAdj by day (each day's newest snapshot), with its interval as a band."""
     width, height, pad = 320.0, 70.0, 6.0

@@ -11,7 +11,15 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
-from pages.charts import HistoryPoint, axis_strip, forest_plot, interval_bar, score_domain, sparkline
+from pages.charts import (
+    HistoryPoint,
+    axis_strip,
+    forest_plot,
+    history_words,
+    interval_bar,
+    score_domain,
+    sparkline,
+)
 from pages.compare_rows import compare_axes, compare_tiers, quick_links, rate_test
 from pages.presenters import (
     axis_rows,
@@ -227,7 +235,8 @@ def group_context(
             for name, weight in TIERS.items()
         ],
         "strip": axis_strip(rows=rows, colour=row["colour"], label=label, span=span_of(view_doc)),
-        "sparkline": sparkline(points=points, colour=row["colour"], label=label),
+        "sparkline": "" if history_words(points) else sparkline(points=points, colour=row["colour"], label=label),
+        "history_words": history_words(points),
         "lo": lo,
         "hi": hi,
         "sides": planner_and_builder(group),

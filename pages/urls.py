@@ -5,8 +5,10 @@ from pages import downloads, views
 urlpatterns = [
     path("", views.leaderboard, name="leaderboard"),
     path("pairing/", views.pairing, name="pairing"),
+    path("matrix/", views.pairing_matrix, name="matrix"),
     path("compare/", views.compare, name="compare"),
     path("methodology/", views.methodology, name="methodology"),
+    path("glossary/", views.glossary, name="glossary"),
     path("contribute/", views.contribute, name="contribute"),
     path("contribute/retract/", views.retract_form, name="retract-form"),
     path("data/", views.data, name="data"),

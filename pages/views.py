@@ -17,14 +17,16 @@ from django.utils.cache import patch_cache_control
 from django.views.decorators.http import require_POST, require_safe
 
 from core.http import NotFound, not_found_page, param
-from core.throttles import ThrottleUnavailableError, address_digest, address_wait
+from core.throttles import ThrottleUnavailableError, address_wait
 from ingest.contract import parse_install
 from ingest.services import retract
-from pages import contexts, downloads, presenters, wording
+from pages import contexts, downloads, matrix, presenters, wording
 from pages.serving import cached_page, chosen_view, render_page
-from rankings import comparisons, selectors, windows
+from pages.windowed import windowed_document
+from rankings import comparisons, selectors
 from rankings.current import Lazy, Published, current_snapshot, serving_snapshot
-from rankings.windows import Window, read_window
+from rankings.windows import read_window
+from scoring.shapes import PAIRING_VIEWS
 
 HISTORY_POINTS = 60
 NO_SUCH_VIEW = "There is no such view."
@@ -51,39 +53,34 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     sort = presenters.chosen_sort(param(request, "sort"))
 
     def build(load: Lazy) -> HttpResponse:
-        shown, snapshot, document = window, None, None
-        status, retry_after = (400 if window.error else 200), 0
-        if window.is_all_time or window.error:
-            snapshot = load()
-        else:
-            try:
-                document = windows.scoped_document(
-                    since=window.since, until=window.until, requester=address_digest(request)
-                )
-            except windows.WindowLimited as limited:
-                error = f"Too many new windows from your address; try again in {limited.retry_after} seconds."
-                shown, snapshot, status, retry_after = (
-                    Window(window.name, error=error),
-                    load(),
-                    429,
-                    limited.retry_after,
-                )
-            except windows.WindowBusy as busy:
-                # Not cached (only 200s are): the next visit finds the window computed.
-                error = "Another window is being computed; reload in a few seconds."
-                shown, snapshot, status, retry_after = Window(window.name, error=error), load(), 503, busy.retry_after
-        if snapshot is not None:
-            document = snapshot.document
-        context = contexts.leaderboard_context(snapshot, document, view=view, window=shown, sort=sort)
-        if document is None:
-            return render_page("leaderboard/leaderboard.html", context)
-        response = render_page("leaderboard/leaderboard.html", context, status=status)
-        if status in (429, 503):
-            response["Retry-After"] = str(retry_after)
-        return response
+        scoped = windowed_document(request, window, load)
+        context = contexts.leaderboard_context(
+            scoped.snapshot, scoped.document, view=view, window=scoped.window, sort=sort
+        )
+        return scoped.answer("leaderboard/leaderboard.html", context)
 
     parts = (view, window.name, window.since, window.until, bool(window.error), sort)
     return cached_page(request, "leaderboard", parts, build)
+
+
+@require_safe
+def pairing_matrix(request: HttpRequest) -> HttpResponse:
+    view = chosen_view(request)
+    if view is None:
+        return not_found_page(NO_SUCH_VIEW)
+    if view not in PAIRING_VIEWS:
+        return render_page("leaderboard/matrix.html", matrix.not_a_pairing_view_context(view), status=404)
+    window = read_window(
+        {name: param(request, name) for name in ("window", "since", "until")}, today=timezone.now().date()
+    )
+
+    def build(load: Lazy) -> HttpResponse:
+        scoped = windowed_document(request, window, load)
+        context = matrix.matrix_context(scoped.snapshot, scoped.document, view=view, window=scoped.window)
+        return scoped.answer("leaderboard/matrix.html", context)
+
+    parts = (view, window.name, window.since, window.until, bool(window.error))
+    return cached_page(request, "matrix", parts, build)
 
 
 @require_safe
@@ -167,6 +164,7 @@ def words_page(template: str, page: str, with_downloads: bool = False) -> Callab
 
 methodology = words_page("leaderboard/methodology.html", "methodology")
 data = words_page("leaderboard/data.html", "data", with_downloads=True)
+glossary = words_page("leaderboard/glossary.html", "glossary")
 
 
 def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:

@@ -120,3 +120,19 @@ def test_it_marks_the_request_bodies_required(client: Client) -> None:
     for path in ("/api/v1/contributions", PREVIEW, "/api/v1/contributions/retract"):
         assert schema["paths"][path]["post"]["requestBody"]["required"] is True
     assert schema["openapi"].startswith("3.1")
+
+
+def test_it_names_every_operation_in_words(client: Client) -> None:
+    """The docs page lists operations by summary and links them by id: both are written, never generated
+    from the path (drf-spectacular's fallback reads like `api_v1_pool.json_retrieve`)."""
+    schema = client.get("/api/schema/?format=json").json()
+
+    operations = [(path, op) for path, methods in schema["paths"].items() for op in methods.values()]
+    assert len(operations) >= 5
+    ids = [op["operationId"] for _, op in operations]
+    assert len(set(ids)) == len(ids)
+    for path, op in operations:
+        assert re.fullmatch(r"[a-z]+(?:_[a-z]+)*", op["operationId"]), (path, op["operationId"])
+        assert not op["operationId"].startswith("api_"), path
+        assert op.get("summary") and op["summary"][0].isupper(), path
+    assert schema["paths"]["/api/v1/pool.json"]["get"]["operationId"] == "pool"

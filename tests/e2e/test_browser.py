@@ -28,7 +28,9 @@ def test_it_clicks_from_the_leaderboard_to_a_pairing_and_a_comparison(site: str,
     page.wait_for_url("**/pairing/**")
     assert page.locator("h1").inner_text().strip() == first_label
     assert page.locator("svg.strip circle").count() >= 10
-    assert page.locator("svg.spark polyline").count() == 1
+    # One snapshot so far: a sentence in place of a chart of one dot.
+    assert page.locator("svg.spark").count() == 0
+    assert "Not drawn yet" in page.locator(".history-note").inner_text()
     shipping = page.locator(".shipping-detail").inner_text()
     assert "(raw)" in shipping and "Adjusted:" in shipping
     page.screenshot(path=str(SCREENSHOTS / "pairing-desktop.png"), full_page=True)
@@ -69,7 +71,19 @@ def test_it_switches_views_and_windows(site: str, browser) -> None:  # type: ign
     page.close()
 
 
-@pytest.mark.parametrize("path", ["/", "/pairing/", "/compare/", "/methodology/", "/contribute/", "/data/"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "/",
+        "/pairing/",
+        "/compare/",
+        "/methodology/",
+        "/contribute/",
+        "/data/",
+        "/matrix/?view=modelCombo",
+        "/glossary/",
+    ],
+)
 def test_it_fits_a_phone_screen_without_sideways_scrolling(site: str, browser, path: str) -> None:  # type: ignore[no-untyped-def]
     page = browser.new_page(viewport=PHONE, device_scale_factor=2, is_mobile=True)
     if path == "/pairing/":
@@ -79,7 +93,7 @@ def test_it_fits_a_phone_screen_without_sideways_scrolling(site: str, browser, p
     else:
         page.goto(f"{site}{path}")
     assert overflowing(page, PHONE["width"]) == [], path
-    name = path.strip("/") or "leaderboard"
+    name = path.split("?")[0].strip("/") or "leaderboard"
     page.screenshot(path=str(SCREENSHOTS / f"{name}-phone.png"), full_page=True)
     page.close()
 
@@ -143,4 +157,61 @@ def test_it_submits_a_custom_window_twice(site: str, browser) -> None:  # type: 
         # Pressing Show again sends the same days back, as the fields show them.
         with page.expect_navigation():
             page.get_by_role("button", name="Show").click()
+    page.close()
+
+
+def test_it_clicks_from_the_matrix_to_a_pairing(site: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{site}/")
+    page.get_by_role("link", name="Planner × builder matrix").click()
+    page.wait_for_url("**/matrix/?view=modelCombo")
+    cells = page.locator("table.matrix td.cell a")
+    assert cells.count() >= 10
+    assert page.locator("table.matrix td.empty").count() >= 1
+    assert overflowing(page, DESKTOP["width"]) == []
+    page.screenshot(path=str(SCREENSHOTS / "matrix-desktop.png"), full_page=True)
+    # A cell's accessible name is its pairing; one click opens that pairing's page.
+    ranked = page.locator("table.matrix td.cell:not(.provisional-cell) a").first
+    label = ranked.get_attribute("aria-label").split(":", 1)[0]
+    score = ranked.locator(".m-score").inner_text()
+    ranked.click()
+    page.wait_for_url("**/pairing/**")
+    assert page.locator("h1").inner_text().strip() == label
+    assert page.locator(".big .score-num").inner_text() == score
+    page.goto(f"{site}/glossary/")
+    page.screenshot(path=str(SCREENSHOTS / "glossary-desktop.png"), full_page=True)
+    page.goto(f"{site}/methodology/")
+    # Its tables take the page's width: at 1280 px none has to scroll in its box.
+    assert page.evaluate(WRAPS_THAT_SCROLL) == []
+    page.close()
+
+
+# The table boxes whose content is wider than the box (they scroll inside it), by their label.
+WRAPS_THAT_SCROLL = """() => [...document.querySelectorAll('.table-wrap')]
+  .filter(w => w.scrollWidth > w.clientWidth + 1).map(w => w.getAttribute('aria-label'))"""
+
+
+def test_the_matrix_scrolls_in_its_own_box_on_a_phone_and_the_pairing_tables_fit(site: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    width = PHONE["width"]
+    page.goto(f"{site}/matrix/?view=modelCombo")
+    wrap = page.locator(".matrix-wrap")
+    assert page.evaluate(WRAPS_THAT_SCROLL) == [wrap.get_attribute("aria-label")]  # the matrix, not the page
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert overflowing(page, width) == []
+    planner = page.locator("table.matrix th.planner").first
+    before = planner.bounding_box()
+    wrap.evaluate("w => { w.scrollLeft = w.scrollWidth; }")
+    after = planner.bounding_box()
+    assert before is not None and after is not None and abs(after["x"] - before["x"]) < 1  # the planners stay put
+    page.screenshot(path=str(SCREENSHOTS / "matrix-phone-scrolled.png"), full_page=True)
+    page.locator("table.matrix td.cell a").first.click()
+    page.wait_for_url("**/pairing/**")
+    # The ten axes and the tiers fit the screen: neither the page nor their boxes scroll sideways.
+    assert page.evaluate(WRAPS_THAT_SCROLL) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert overflowing(page, width) == []
+    assert page.locator("table.axes .tier-col").first.is_hidden()
+    assert page.locator("table.axes .tier-in-hint").first.is_visible()
+    page.screenshot(path=str(SCREENSHOTS / "pairing-from-matrix-phone.png"), full_page=True)
     page.close()

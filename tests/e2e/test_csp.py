@@ -37,7 +37,16 @@ def violations(page) -> list[str]:  # type: ignore[no-untyped-def]
 
 
 def test_it_shows_every_page_without_a_policy_violation(site: str, page) -> None:  # type: ignore[no-untyped-def]
-    for path in ("/", "/compare/", "/methodology/", "/contribute/", "/data/", "/no-such-page/"):
+    for path in (
+        "/",
+        "/compare/",
+        "/matrix/",
+        "/glossary/",
+        "/methodology/",
+        "/contribute/",
+        "/data/",
+        "/no-such-page/",
+    ):
         response = page.goto(f"{site}{path}")
         assert "script-src 'self'" in response.headers["content-security-policy"]
         # The stylesheet applied (the page is not unstyled) and the script ran.

@@ -34,9 +34,12 @@ def page_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
         ("/", {"sort": "shipr"}),
         ("/", {"window": "custom", "since": str(today.replace(day=1)), "until": str(today)}),
         ("/pairing/", {"view": "modelCombo", "label": first}),
+        ("/matrix/", {"view": "modelCombo"}),
+        ("/matrix/", {"view": "famCombo", "window": "90"}),
         ("/compare/", {"view": "modelCombo", "a": first, "b": second}),
         ("/compare/", {}),
         ("/methodology/", {}),
+        ("/glossary/", {}),
         ("/contribute/", {}),
         ("/data/", {}),
         ("/data/rankings.csv", {"view": "model"}),
@@ -47,3 +50,8 @@ def row_labels(page: str) -> list[str]:
     """The group names of the rankings table, in the printed order, as a reader sees them (tags dropped)."""
     cells = re.findall(r'<th scope="row" class="label">.*?<a href="[^"]*">(.*?)</a>', page, flags=re.S)
     return [html.unescape(re.sub(r"<[^>]+>", "", cell)) for cell in cells]
+
+
+def page_text(page: str) -> str:
+    """The page as a reader reads it: tags dropped, entities unescaped, runs of white space as one space."""
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", page)).split())

@@ -13,7 +13,7 @@ from rankings import recompute
 from rankings.models import Snapshot
 from rankings.windows import scoped_document
 from tests.cycles.stored import make_contributor, make_cycles
-from tests.pages.conftest import ranked_labels, row_labels
+from tests.pages.conftest import page_text, ranked_labels, row_labels
 
 
 @pytest.mark.parametrize("view", list(wording.VIEW_TITLES))
@@ -31,7 +31,7 @@ def test_it_renders_every_ranked_group_of_every_view(demo_snapshot: Snapshot, cl
 
 def test_it_heads_the_page_with_the_counts_and_when_they_were_computed(demo_snapshot: Snapshot, client: Client) -> None:
     meta = demo_snapshot.document["meta"]
-    html = client.get("/").content.decode()
+    html = page_text(client.get("/").content.decode())
     assert f"{meta['judged']} judged cycles · {meta['contributors']} contributors" in html
     assert f"{meta['pending']} pending" in html
     assert f"{meta['unshippable']} unshippable" in html
@@ -115,7 +115,7 @@ def test_it_scopes_the_rankings_to_the_last_30_days(demo_snapshot: Snapshot, cli
     assert scoped is not None
     assert scoped["meta"]["judged"] < demo_snapshot.document["meta"]["judged"]
     html = client.get("/", {"window": "30"}).content.decode()
-    assert f"{scoped['meta']['judged']} judged cycles" in html
+    assert f"{scoped['meta']['judged']} judged cycles" in page_text(html)
     assert 'value="30" checked' in html
 
 

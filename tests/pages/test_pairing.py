@@ -6,9 +6,9 @@ from django.test import Client
 
 from pages import charts, presenters, wording
 from rankings import recompute
-from rankings.models import Snapshot
+from rankings.models import GroupScore, Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
-from tests.pages.conftest import ranked_labels
+from tests.pages.conftest import page_text, ranked_labels
 
 
 @pytest.mark.parametrize("view", list(wording.VIEW_TITLES))
@@ -58,17 +58,46 @@ def test_it_places_adjusted_values_where_the_scorer_scores_them(demo_snapshot: S
                 assert 100 * sum(placed) / len(placed) == pytest.approx(group["tiersAdj"][tier], abs=1e-9)
 
 
-def test_it_draws_the_score_by_day(demo_snapshot: Snapshot, client: Client) -> None:
+def test_it_draws_the_score_by_day_once_three_snapshots_differ(
+    demo_snapshot: Snapshot, client: Client, django_capture_on_commit_callbacks
+) -> None:
     label = ranked_labels(demo_snapshot, "modelCombo")[0]
-    Snapshot.objects.filter(id=demo_snapshot.id).update(created_at=demo_snapshot.created_at - dt.timedelta(days=1))
-    make_cycles(make_contributor(demo=True), count=30, pairings=(("gpt-7", "gpt-7"),), seed=5)
-    recompute.publish()
-    html = client.get("/pairing/", {"view": "modelCombo", "label": label}).content.decode()
+    url = {"view": "modelCombo", "label": label}
+    days_back = 3
+    for count in range(2):  # one snapshot a day, each with a few more cycles of another pairing
+        page = client.get("/pairing/", url).content.decode()
+        shown = page_text(page)
+        assert '<svg class="spark"' not in page
+        assert f"{count + 1} day{'s' if count else ''} of snapshots so far" in shown
+        assert "the chart appears once 3 snapshots give this group different scores" in shown
+        newest = Snapshot.objects.latest("id")
+        Snapshot.objects.filter(id=newest.id).update(created_at=newest.created_at - dt.timedelta(days=days_back))
+        days_back -= 1
+        make_cycles(make_contributor(demo=True), count=30 + 10 * count, pairings=(("gpt-7", "gpt-7"),), seed=5 + count)
+        with django_capture_on_commit_callbacks(execute=True):  # the publish retires the cached pages
+            recompute.publish()
+    scores = {
+        f"{score:.1f}"
+        for score in GroupScore.objects.filter(view="modelCombo", label=label).values_list("score_adj", flat=True)
+    }
+    assert len(scores) == 3  # the pool moved, and the group's score with it
+    html = client.get("/pairing/", url).content.decode()
     spark = re.search(r'<svg class="spark".*?</svg>', html, re.S)
     assert spark is not None
-    assert "over 2 days" in spark.group(0)
+    assert "over 3 days" in spark.group(0)
     points = re.search(r'<polyline points="([^"]+)"', spark.group(0))
-    assert points is not None and len(points.group(1).split()) == 2
+    assert points is not None and len(points.group(1).split()) == 3
+    assert "Not drawn yet" not in html
+
+
+def test_it_leaves_out_a_score_history_that_never_moved() -> None:
+    """Three snapshots with one printed score are a flat line: a sentence says why nothing is drawn."""
+    moment = dt.datetime(2026, 11, 1, tzinfo=dt.UTC)
+    flat = [charts.HistoryPoint(i, moment + dt.timedelta(days=i), 51.02 + i / 1000, 40.0, 60.0) for i in range(3)]
+    assert charts.history_scores(flat) == 1
+    assert charts.history_words(flat).startswith("Not drawn yet: 3 days of snapshots so far, with one score")
+    moving = [charts.HistoryPoint(i, moment + dt.timedelta(days=i), 50.0 + i, 40.0, 60.0) for i in range(3)]
+    assert charts.history_words(moving) == ""
 
 
 def test_it_shows_a_provisional_group_with_raw_values_only(demo_snapshot: Snapshot, client: Client) -> None:
@@ -76,7 +105,7 @@ def test_it_shows_a_provisional_group_with_raw_values_only(demo_snapshot: Snapsh
     response = client.get("/pairing/", {"view": "modelCombo", "label": item["label"]})
     assert response.status_code == 200
     html = response.content.decode()
-    assert "Provisional" in html and f"{item['hjudged']} judged cycle" in html
+    assert "Provisional" in html and f"{item['hjudged']} judged cycle" in page_text(html)
     assert '<svg class="strip"' not in html
 
 

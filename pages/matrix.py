@@ -1,0 +1,197 @@
+"""The planner × builder matrix of a pairing view: planners down, builders across, one cell per pairing.
+
+Plain functions over a view of a ranking document, like presenters.py: each ranked pairing's published
+scoreAdj with its interval and contributors, each provisional pairing marked, empty where no cycle paired
+the two. A cell is tinted only where its whole interval lies on one side of 50, the pool's score.
+"""
+
+from dataclasses import dataclass
+from typing import Any, Final
+
+from django.utils.safestring import SafeString
+
+from pages.charts import OKABE_ITO, interval_bar
+from pages.contexts import page_context
+from pages.presenters import EFFORT_VIEWS, interval, number, planner_and_builder, rank_text
+from pages.wording import VIEW_TITLES, WINDOW_TITLES
+from rankings.current import Published
+from rankings.windows import WINDOW_NAMES, Window, window_query
+from scoring.shapes import PAIRING_VIEWS
+
+# The pool scores 50 on every axis, so 50 is the score of a pairing no better or worse than the pool.
+POOL_SCORE: Final = 50.0
+# Every cell's interval bar on the whole 0–100 axis, so bars compare across the matrix.
+WHOLE_SCALE: Final = (0.0, 100.0)
+BAR_COLOUR: Final = OKABE_ITO[0]
+
+
+class NotAPairingView(LookupError):
+    """A view whose groups are single models or families: it has no planner × builder matrix."""
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One planner × builder pairing as the matrix prints it."""
+
+    label: str
+    kind: str  # "ranked" or "provisional"
+    score: float | None = None
+    lo: float | None = None
+    hi: float | None = None
+    contributors: int | None = None
+    judged: int = 0
+    rank: str = ""
+    flags: tuple[str, ...] = ()
+    side: str = ""  # "above" or "below" when the whole interval lies on that side of the pool's score
+    bar: SafeString | None = None
+
+    @property
+    def width(self) -> float | None:
+        """The interval's width in points; None without an interval (one contributor)."""
+        return None if self.lo is None or self.hi is None else self.hi - self.lo
+
+    @property
+    def summary(self) -> str:
+        """The cell in one sentence: its link's accessible name and tooltip."""
+        if self.kind == "provisional":
+            return f"{self.label}: provisional, {self.judged} judged cycles, no score yet"
+        score = "no score" if self.score is None else f"score {self.score:.1f}"
+        spread = "no interval" if self.width is None else f"interval {self.lo:.0f} to {self.hi:.0f}"
+        people = f"{self.contributors} contributor{'' if self.contributors == 1 else 's'}"
+        return f"{self.label}: {score}, {spread}, {people}, rank {self.rank}"
+
+
+@dataclass(frozen=True)
+class Matrix:
+    """Planners (rows) and builders (columns) in name order; cells[i][j] is None where nothing paired them."""
+
+    planners: tuple[str, ...]
+    builders: tuple[str, ...]
+    cells: tuple[tuple[Cell | None, ...], ...]
+    with_effort: bool = False  # sides are model:effort, printed on two lines so columns stay narrow
+
+    def heading(self, side: str) -> tuple[str, str]:
+        """(model, effort) of a side as its heading prints it; the effort is empty outside the effort view."""
+        if not self.with_effort or ":" not in side:
+            return side, ""
+        model, effort = side.rsplit(":", 1)
+        return model, effort
+
+    @property
+    def builder_heads(self) -> list[tuple[str, str]]:
+        return [self.heading(builder) for builder in self.builders]
+
+    @property
+    def rows(self) -> list[tuple[tuple[str, str], tuple[Cell | None, ...]]]:
+        return list(zip((self.heading(planner) for planner in self.planners), self.cells, strict=True))
+
+    @property
+    def filled(self) -> int:
+        return sum(cell is not None for row in self.cells for cell in row)
+
+
+def side_of_pool(lo: float | None, hi: float | None) -> str:
+    """ "above" or "below" when the interval lies wholly on one side of the pool's score, else ""."""
+    if lo is None or hi is None:
+        return ""
+    if lo > POOL_SCORE:
+        return "above"
+    if hi < POOL_SCORE:
+        return "below"
+    return ""
+
+
+def ranked_cell(group: dict[str, Any], ranked: int) -> Cell:
+    label = str(group.get("label", ""))
+    score = number(group.get("scoreAdj"))
+    lo, hi = interval(group)
+    contributors = group.get("contributors")
+    return Cell(
+        label=label,
+        kind="ranked",
+        score=score,
+        lo=lo,
+        hi=hi,
+        contributors=contributors if isinstance(contributors, int) else None,
+        judged=int(group.get("hjudged") or 0),
+        rank=rank_text(group, ranked),
+        flags=tuple(str(flag) for flag in group.get("flags", [])),
+        side=side_of_pool(lo, hi),
+        bar=interval_bar(score=score, lo=lo, hi=hi, colour=BAR_COLOUR, label=label, domain=WHOLE_SCALE),
+    )
+
+
+def provisional_cell(item: dict[str, Any]) -> Cell:
+    return Cell(label=str(item.get("label", "")), kind="provisional", judged=int(item.get("hjudged") or 0))
+
+
+def pairing_matrix(view_doc: dict[str, Any], view: str) -> Matrix:
+    """The view's pairings laid out by planner and builder; NotAPairingView for the single-model views."""
+    if view not in PAIRING_VIEWS:
+        raise NotAPairingView(view)
+    groups = view_doc.get("groups", [])
+    placed: dict[tuple[str, str], Cell] = {}
+    for item in view_doc.get("provisional", []):
+        sides = planner_and_builder(item)
+        if sides is not None:
+            placed[sides] = provisional_cell(item)
+    for group in groups:  # a ranked group wins over a provisional one of the same two sides
+        sides = planner_and_builder(group)
+        if sides is not None:
+            placed[sides] = ranked_cell(group, len(groups))
+    planners = tuple(sorted({planner for planner, _ in placed}))
+    builders = tuple(sorted({builder for _, builder in placed}))
+    cells = tuple(tuple(placed.get((planner, builder)) for builder in builders) for planner in planners)
+    return Matrix(planners=planners, builders=builders, cells=cells, with_effort=view in EFFORT_VIEWS)
+
+
+# ---------------------------------------------------------------- the page
+
+
+def window_links(view: str, window: Window) -> list[tuple[str, str, bool]]:
+    """(title, query, current) for each preset window; a custom window is current but has no preset link."""
+    links = []
+    for name in WINDOW_NAMES[:-1]:
+        query = f"?view={view}" + ("" if name == "all" else f"&window={name}")
+        links.append((WINDOW_TITLES[name], query, not window.error and window.name == name))
+    return links
+
+
+def matrix_context(
+    snapshot: Published | None, document: dict[str, Any] | None, *, view: str, window: Window
+) -> dict[str, Any]:
+    """The matrix page of a pairing view in a window; the matrix only when there is a document."""
+    context = page_context(snapshot, document, view=view)
+    context.update(
+        {
+            "window": window,
+            "window_links": window_links(view, window),
+            "window_title": WINDOW_TITLES.get(window.name, ""),
+            "window_suffix": window_query(window),
+            "tab_suffix": window_query(window),
+            "views": {key: title for key, title in VIEW_TITLES.items() if key in PAIRING_VIEWS},
+            "pool_score": POOL_SCORE,
+        }
+    )
+    if document is None:
+        return context
+    view_doc = (document.get("views") or {}).get(view) or {}
+    grid = pairing_matrix(view_doc, view)
+    context.update(
+        {
+            "matrix": grid,
+            "scope_meta": document.get("meta", {}),
+            "ranked_count": len(view_doc.get("groups", [])),
+            "provisional_count": len(view_doc.get("provisional", [])),
+        }
+    )
+    return context
+
+
+def not_a_pairing_view_context(view: str) -> dict[str, Any]:
+    """What the matrix page says for a view without planners and builders: which views have them."""
+    return {
+        "title": "No matrix for this view",
+        "message": f"{VIEW_TITLES[view]} are single groups, with no planner and builder to lay out.",
+        "views": {key: title for key, title in VIEW_TITLES.items() if key in PAIRING_VIEWS},
+    }

@@ -10,12 +10,16 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from lab import charts, field, selectors
+from lab.aliases import STARTER_ALIASES
 from lab.models import LabSource
 from lab.summary import Row, summary_rows
 from leaderboard.caching import Lazy, cached_page
 from leaderboard.http import NotFound, not_found_page, param, render_page
 
 VIEW_WORDS = {field.PAIRING_VIEW: "Pairings", field.MODEL_VIEW: "Models"}
+# Rows shown before a table folds the rest away, so a source reads in a glance; a fold hides at least FOLD_MIN.
+FIRST_ROWS = 10
+FOLD_MIN = 5
 
 
 def _caveats(source: LabSource) -> list[str]:
@@ -29,6 +33,20 @@ def _display(row: Row) -> dict[str, Any]:
     }
 
 
+def lab_table(rows: list[Row], *, first: int = FIRST_ROWS) -> dict[str, Any]:
+    """A table's rows, the first few shown and the rest folded; time per task only where some row has one."""
+    shown = [_display(r) for r in rows]
+    if len(shown) < first + FOLD_MIN:
+        first = len(shown)
+    return {
+        "first": shown[:first],
+        "rest": shown[first:],
+        "count": len(shown),
+        "timed": any(r.median_task_seconds is not None for r in rows),
+        "aggregate": any(r.aggregate_runs for r in rows),
+    }
+
+
 def source_sections(sources: list[LabSource], rows: list[Row]) -> list[dict[str, Any]]:
     sections = []
     for source in sources:
@@ -37,8 +55,8 @@ def source_sections(sources: list[LabSource], rows: list[Row]) -> list[dict[str,
             {
                 "source": source,
                 "caveats": _caveats(source),
-                "models": [_display(r) for r in mine if not r.is_pairing],
-                "pairings": [_display(r) for r in mine if r.is_pairing],
+                "models": lab_table([r for r in mine if not r.is_pairing]),
+                "pairings": lab_table([r for r in mine if r.is_pairing]),
                 "runs": sum(r.runs for r in mine),
                 "style": charts.working_style(rows=mine, title=f"{source.title}: working style"),
                 "has_idle": any(r.builder_idle for r in mine),
@@ -52,7 +70,8 @@ def lab(request: HttpRequest) -> HttpResponse:
     def build(_: object) -> HttpResponse:
         sources = selectors.lab_sources()
         rows = summary_rows(selectors.lab_runs())
-        return render_page("lab/lab.html", {"sections": source_sections(sources, rows)})
+        context = {"sections": source_sections(sources, rows), "starter_aliases": sorted(STARTER_ALIASES.items())}
+        return render_page("lab/lab.html", context)
 
     return cached_page(request, "lab", (selectors.lab_generation(),), build)
 
@@ -86,7 +105,7 @@ def beside(request: HttpRequest) -> HttpResponse:
                 {
                     "beside": entry,
                     "lab": [
-                        {"source": sources.get(name), "rows": [_display(r) for r in lab_rows]}
+                        {"source": sources.get(name), "table": lab_table(lab_rows, first=len(lab_rows))}
                         for name, lab_rows in sorted(entry.lab.items())
                     ],
                 }

@@ -44,7 +44,7 @@ def test_it_shows_the_resolve_rate_with_its_task_interval(shipped: None, client:
     # Counted in the file: gpt-5 resolved 265 of its 729 tasks (0.36), claude-sonnet-4.5 319 of 730 (0.44).
     section = page.split('id="source-swebench-pro"')[1]
     gpt5 = section.split('class="label">gpt-5')[1].split("</tr>")[0]
-    assert "<td>729</td><td>729</td>" in gpt5
+    assert '<td data-label="Runs">729</td><td data-label="Tasks">729</td>' in gpt5
     assert "0.36 <span" in gpt5
     lo, hi = gpt5.split("of 1, ")[1].split("<")[0].split("–")
     assert 0.30 < float(lo) < 0.36 < float(hi) < 0.42

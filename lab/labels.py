@@ -1,8 +1,8 @@
 """Names beside a chart's dots, placed greedily where they collide with nothing already drawn.
 
 Pure geometry on SVG user units. A label's box is estimated from its length (the charts use one
-small font); it goes right of its dot, else left, and is dropped when both places overlap a
-label already placed, another dot, or the plot's edge. Dots earlier in the list are named first.
+small font); it goes right of its dot, else left, above or below, and is dropped when every place
+overlaps a label already placed, another dot, or the plot's edge. Dots earlier in the list are named first.
 """
 
 from collections.abc import Sequence
@@ -38,7 +38,7 @@ class Box:
 class Placed:
     x: float  # the text's anchor point
     y: float  # its baseline
-    anchor: str  # "start" or "end"
+    anchor: str  # "start", "end" or "middle"
     box: Box
 
 
@@ -47,9 +47,12 @@ def _candidates(x: float, y: float, text: str, radius: float) -> list[Placed]:
     top, bottom = y - LINE_HEIGHT / 2, y + LINE_HEIGHT / 2
     baseline = y + LINE_HEIGHT / 2 - 2
     right_x, left_x = x + radius + GAP / 2, x - radius - GAP / 2
+    above, below = y - radius - GAP / 2, y + radius + GAP / 2
     return [
         Placed(right_x, baseline, "start", Box(right_x, top, right_x + width, bottom)),
         Placed(left_x, baseline, "end", Box(left_x - width, top, left_x, bottom)),
+        Placed(x, above - 2, "middle", Box(x - width / 2, above - LINE_HEIGHT, x + width / 2, above)),
+        Placed(x, below + LINE_HEIGHT - 2, "middle", Box(x - width / 2, below, x + width / 2, below + LINE_HEIGHT)),
     ]
 
 

@@ -8,7 +8,7 @@ from django.db import transaction
 from lab.importers import LabInputError, ParsedSource, RunRecord
 from lab.models import LabRun, LabSource, LabTask, ModelAlias
 from lab.names import normalise_model
-from leaderboard.caching import bump_generation
+from leaderboard.caching import GENERATION_KEY, bump_generation, forget_local_pages
 
 # Bumped after every change to the lab tables: it is part of every lab page's cache key.
 LAB_GENERATION_KEY = "lab:generation"
@@ -26,6 +26,9 @@ class ImportResult:
 
 def bump_lab_generation() -> None:
     bump_generation(LAB_GENERATION_KEY)
+    # The field's pages say whether the lab has their model or pairing: they are retired too.
+    bump_generation(GENERATION_KEY)
+    forget_local_pages()
 
 
 def import_source(*, parsed: ParsedSource) -> ImportResult:

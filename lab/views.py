@@ -9,11 +9,12 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
-from lab import charts, field, selectors
+from lab import beside_chart, charts, field, selectors
 from lab.aliases import STARTER_ALIASES
 from lab.models import LabSource
 from lab.summary import Row, summary_rows
 from leaderboard.caching import Lazy, cached_page
+from leaderboard.contexts import colours_of
 from leaderboard.http import NotFound, not_found_page, param, render_page
 
 VIEW_WORDS = {field.PAIRING_VIEW: "Pairings", field.MODEL_VIEW: "Models"}
@@ -76,6 +77,26 @@ def lab(request: HttpRequest) -> HttpResponse:
     return cached_page(request, "lab", (selectors.lab_generation(),), build)
 
 
+def agreement_context(document: dict[str, Any] | None, rows: list[Row], titles: dict[str, str]) -> dict[str, Any]:
+    """Per source, its rank agreement with the field and the scatter of the models both rank, in family colours."""
+    colours, legend = colours_of(field.view_document(document, field.MODEL_VIEW), field.MODEL_VIEW)
+    agreement = field.rank_agreement(document, rows)
+    charts_by_source = [
+        {
+            "agreement": a,
+            "title": titles.get(a.source, a.source),
+            "chart": beside_chart.field_against_lab(
+                source=a.source, shared=a.shared, colours=colours, title=titles.get(a.source, a.source)
+            ),
+        }
+        for a in agreement
+        if a.shared
+    ]
+    shown = {m.row.model for a in agreement for m in a.shared}
+    families = [(name, colour) for name, colour in legend if any(colours.get(m) == colour for m in shown)]
+    return {"agreement": agreement, "scatters": charts_by_source, "legend": families}
+
+
 @require_safe
 def beside(request: HttpRequest) -> HttpResponse:
     view = param(request, "view")
@@ -89,6 +110,7 @@ def beside(request: HttpRequest) -> HttpResponse:
             # Checked before the lab is read: a made-up label costs a lookup in the held snapshot, and keeps nothing.
             raise NotFound("No model or pairing of that name is ranked in the field.")
         sources = {s.name: s for s in selectors.lab_sources()}
+        titles = {name: s.title for name, s in sources.items()}
         rows = summary_rows(selectors.lab_runs())
         document = ranking.document if ranking else None
         entries = field.side_by_side(document, rows)
@@ -100,7 +122,7 @@ def beside(request: HttpRequest) -> HttpResponse:
             "view": view,
             "label": label,
             "view_words": VIEW_WORDS,
-            "source_titles": {name: s.title for name, s in sources.items()},
+            "source_titles": titles,
             "entries": [
                 {
                     "beside": entry,
@@ -111,8 +133,8 @@ def beside(request: HttpRequest) -> HttpResponse:
                 }
                 for entry in entries
             ],
-            "agreement": [] if label else field.rank_agreement(document, rows),
         }
+        context.update(agreement_context(document, rows, titles) if not label else {"agreement": []})
         return render_page("lab/beside.html", context)
 
     return cached_page(request, "lab-beside", (selectors.lab_generation(), view, label), build)

@@ -19,7 +19,7 @@ from django.views.decorators.http import require_POST, require_safe
 from ingest.contract import parse_install
 from ingest.services import retract
 from ingest.throttles import ThrottleUnavailableError, address_digest, address_wait
-from leaderboard import contexts, downloads, presenters, selectors, services, words
+from leaderboard import contexts, downloads, lab_links, presenters, selectors, services, words
 from leaderboard.caching import Lazy, Published, cached_page, published_snapshot, serving_snapshot
 from leaderboard.http import NotFound, chosen_view, not_found_page, param, render_page
 from leaderboard.windows import Window, read_window
@@ -103,6 +103,7 @@ def pairing(request: HttpRequest) -> HttpResponse:
             return render_page("leaderboard/provisional.html", context | provisional)
         history = selectors.score_history(view, label, points=HISTORY_POINTS)
         context.update(contexts.group_context(group, view_doc, view=view, label=label, history=history))
+        context["in_the_lab"] = lab_links.in_the_lab(view, label)
         return render_page("leaderboard/pairing.html", context)
 
     return cached_page(request, "pairing", (view, label), build)

@@ -17,11 +17,11 @@ def test_it_names_dots_that_stand_apart() -> None:
 
 
 def test_it_names_a_crowd_of_dots_only_as_far_as_the_names_fit() -> None:
-    crowd = [(100.0, 100.0, "first"), (101.0, 101.0, "second"), (100.0, 102.0, "third")]
-    first, second, third = place_labels(crowd, bounds=BOUNDS)
-    assert first is not None and first.anchor == "start"
-    assert second is not None and second.anchor == "end"  # the right is taken by the first name
-    assert third is None  # both sides are taken
+    crowd = [(100.0, 100.0, name) for name in ("first", "second", "third", "fourth", "fifth")]
+    placed = place_labels(crowd, bounds=BOUNDS)
+    assert [p.anchor if p else None for p in placed] == ["start", "end", "middle", "middle", None]
+    above, below = placed[2], placed[3]
+    assert above is not None and below is not None and above.y < 100.0 < below.y
 
 
 def test_it_puts_a_label_left_of_a_dot_at_the_right_edge() -> None:

@@ -3,10 +3,13 @@
 import csv
 import io
 import re
+from io import StringIO
+from typing import Any
 
+from django.core.management import call_command
 from django.test import Client
 
-from lab import selectors
+from lab import presence, selectors
 from lab.aliases import STARTER_ALIASES
 from lab.models import LabRun
 from lab.summary import summary_rows
@@ -91,3 +94,19 @@ def test_the_working_style_axes_read_in_k_and_m_and_name_dots(shipped: None, cli
     assert ">100k</text>" in style and ">1M</text>" in style
     assert ">1e" not in style
     assert style.count('class="dot-label"') >= 3
+
+
+def test_it_reads_which_names_the_lab_has_in_one_query_per_import(
+    shipped: None, django_assert_num_queries: Any, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_assert_num_queries(1):
+        labels = presence.lab_labels()
+    with django_assert_num_queries(0):
+        assert presence.lab_labels() == labels
+    assert ("modelCombo", "deepseek-r1 → claude-3.5-sonnet") in labels  # aider's r1, by its starter alias
+    assert ("model", "qwen2.5-coder-32b-instruct") in labels and ("model", "qwen2p5-coder-32b-instruct") not in labels
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("lab_alias", "add", "r1", "deepseek-r1-0528", stdout=StringIO())
+    moved = presence.lab_labels()
+    assert ("modelCombo", "deepseek-r1-0528 → claude-3.5-sonnet") in moved
+    assert ("modelCombo", "deepseek-r1 → claude-3.5-sonnet") not in moved

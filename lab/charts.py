@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
+from lab.labels import Box, place_labels
 from lab.summary import Row
 
 INK = "#2f6690"
@@ -40,6 +41,15 @@ def grade_spread(*, counts: Sequence[int], label: str) -> SafeString:
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above
 
 
+def power_label(power: int) -> str:
+    """10**power as a reader writes it: 1, 10, 100, 1k … 100k, 1M … (never 1e5)."""
+    value = 10.0**power
+    for size, unit in ((1e9, "G"), (1e6, "M"), (1e3, "k")):
+        if value >= size:
+            return f"{value / size:g}{unit}"
+    return f"{value:g}"
+
+
 def _decades(low: float, high: float) -> range:
     return range(math.floor(math.log10(low)), math.ceil(math.log10(high)) + 1)
 
@@ -64,11 +74,16 @@ def _style_points(rows: Sequence[Row]) -> list[_Point]:
 
 
 def working_style(*, rows: Sequence[Row], title: str) -> SafeString:
-    """Median tokens read (x) against written (y) per model or pairing, both on log scales."""
-    shown = _style_points(rows)
+    """Median tokens read (x) against written (y) per model or pairing, both on log scales.
+
+    Dots are named where the name fits without colliding (rows with the most runs first);
+    every dot is named in the description and in its own <title>.
+    """
+    shown = sorted(_style_points(rows), key=lambda p: (-p.row.runs, p.row.label))
     if not shown:
         return mark_safe("")
-    left, right, top, bottom = 48.0, 330.0, 10.0, 190.0
+    width, height = 400.0, 250.0
+    left, right, top, bottom = 44.0, 300.0, 10.0, 216.0
     xs = _decades(min(p.tokens_in for p in shown), max(p.tokens_in for p in shown))
     ys = _decades(min(p.tokens_out for p in shown), max(p.tokens_out for p in shown))
     x_lo, x_hi = xs.start, max(xs.stop - 1, xs.start + 1)
@@ -82,7 +97,7 @@ def working_style(*, rows: Sequence[Row], title: str) -> SafeString:
 
     desc = "; ".join(f"{p.row.label}: {p.tokens_in:,.0f} read, {p.tokens_out:,.0f} written" for p in shown)
     parts = [
-        f'<svg class="lab-style" viewBox="0 0 340 220" role="img" aria-labelledby="style-t">'
+        f'<svg class="lab-style" viewBox="0 0 {width:.0f} {height:.0f}" role="img" aria-labelledby="style-t">'
         f'<title id="style-t">{escape(title)}</title><desc>{escape(desc)}</desc>',
         f'<line x1="{left}" y1="{bottom}" x2="{right}" y2="{bottom}" stroke="#c4cad0"/>',
         f'<line x1="{left}" y1="{top}" x2="{left}" y2="{bottom}" stroke="#c4cad0"/>',
@@ -90,27 +105,34 @@ def working_style(*, rows: Sequence[Row], title: str) -> SafeString:
     for power in range(x_lo, x_hi + 1):
         parts.append(
             f'<text x="{x(10.0**power):.1f}" y="{bottom + 14}" font-size="10" text-anchor="middle" '
-            f'fill="#5a6570">1e{power}</text>'
+            f'fill="#5a6570">{power_label(power)}</text>'
         )
     for power in range(y_lo, y_hi + 1):
         parts.append(
             f'<text x="{left - 4}" y="{y(10.0**power) + 3:.1f}" font-size="10" text-anchor="end" '
-            f'fill="#5a6570">1e{power}</text>'
+            f'fill="#5a6570">{power_label(power)}</text>'
         )
     parts.append(
-        f'<text x="{(left + right) / 2}" y="214" font-size="10" text-anchor="middle" fill="#5a6570">'
+        f'<text x="{(left + right) / 2}" y="{height - 4:.0f}" font-size="10" text-anchor="middle" fill="#5a6570">'
         "tokens read per run (median)</text>"
     )
     parts.append(
         f'<text x="10" y="{(top + bottom) / 2}" font-size="10" text-anchor="middle" fill="#5a6570" '
         f'transform="rotate(-90 10 {(top + bottom) / 2})">written</text>'
     )
-    for p in shown:
+    centres = [(x(p.tokens_in), y(p.tokens_out), p.row.label) for p in shown]
+    names = place_labels(centres, bounds=Box(left + 1, 0.0, width, bottom - 1))
+    for p, (cx, cy, _), name in zip(shown, centres, names, strict=True):
         colour = THIN_INK if p.row.directional else INK
         parts.append(
-            f'<circle cx="{x(p.tokens_in):.1f}" cy="{y(p.tokens_out):.1f}" r="4" fill="{colour}" '
+            f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="4" fill="{colour}" '
             f'fill-opacity="0.75"><title>{escape(p.row.label)}: {p.tokens_in:,.0f} read, {p.tokens_out:,.0f} written'
             f"{' (directional)' if p.row.directional else ''}</title></circle>"
         )
+        if name is not None:
+            parts.append(
+                f'<text class="dot-label" x="{name.x:.1f}" y="{name.y:.1f}" font-size="10" '
+                f'text-anchor="{name.anchor}" fill="#1d232b">{escape(p.row.label)}</text>'
+            )
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above

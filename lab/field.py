@@ -43,10 +43,25 @@ class Beside:
 
 
 @dataclass(frozen=True)
+class SharedModel:
+    """A model both the field's model view and one lab source rank: its field score and its lab row."""
+
+    field: FieldScore
+    row: Row
+
+    @property
+    def lab_share(self) -> float | None:
+        """The lab's mean grade as a percent of its grade maximum, so sources on any scale share an axis."""
+        grade, top = self.row.mean_grade.value, self.row.grade_max
+        return None if grade is None or not top else 100.0 * grade / top
+
+
+@dataclass(frozen=True)
 class SourceAgreement:
     source: str
     agreement: stats.Agreement
     models: list[str]
+    shared: list[SharedModel] = dataclasses.field(default_factory=list)
 
 
 def _number(value: object) -> float | None:
@@ -57,9 +72,15 @@ def _count(value: object) -> int | None:
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
 
 
+def view_document(document: dict[str, Any] | None, view: str) -> dict[str, Any]:
+    """One view of the ranking ({} when there is none)."""
+    found = ((document or {}).get("views") or {}).get(view)
+    return found if isinstance(found, dict) else {}
+
+
 def field_scores(document: dict[str, Any] | None, view: str) -> dict[str, FieldScore]:
     """The ranked groups of one view, by label."""
-    groups = (((document or {}).get("views") or {}).get(view) or {}).get("groups") or []
+    groups = view_document(document, view).get("groups") or []
     found = {}
     for group in groups:
         if not isinstance(group, dict) or not isinstance(group.get("label"), str):
@@ -81,11 +102,16 @@ def pairing_label(planner: str, builder: str) -> str:
     return f"{planner}{PAIR_SEPARATOR}{builder}"
 
 
+def field_labels(model: str, planner: str, builder: str) -> list[tuple[str, str]]:
+    """(view, label) of the field groups a lab run (or row) of these names joins."""
+    if planner and builder:
+        return [(PAIRING_VIEW, pairing_label(planner, builder))]
+    return [(MODEL_VIEW, model), (PAIRING_VIEW, pairing_label(model, model))]
+
+
 def field_labels_for(row: Row) -> list[tuple[str, str]]:
     """(view, label) of the field groups a lab row joins."""
-    if row.is_pairing:
-        return [(PAIRING_VIEW, pairing_label(row.planner, row.builder))]
-    return [(MODEL_VIEW, row.model), (PAIRING_VIEW, pairing_label(row.model, row.model))]
+    return field_labels(row.model, row.planner, row.builder)
 
 
 def side_by_side(document: dict[str, Any] | None, rows: Sequence[Row]) -> list[Beside]:
@@ -105,25 +131,31 @@ def side_by_side(document: dict[str, Any] | None, rows: Sequence[Row]) -> list[B
     )
 
 
-def rank_agreement(
-    document: dict[str, Any] | None, rows: Sequence[Row], *, resamples: int = stats.RESAMPLES
-) -> list[SourceAgreement]:
-    """Per source: Kendall's tau between the field's model scores and the lab's mean grades, over shared models."""
+def shared_models(document: dict[str, Any] | None, rows: Sequence[Row]) -> dict[str, list[SharedModel]]:
+    """Per source, the lab's model rows (not pairings) whose model the field ranks, both with a score."""
     scores = field_scores(document, MODEL_VIEW)
-    by_source: dict[str, list[tuple[str, float, float]]] = defaultdict(list)
+    by_source: dict[str, list[SharedModel]] = defaultdict(list)
     for row in rows:
         score = scores.get(row.model) if not row.is_pairing else None
         if score is None or score.score is None or row.mean_grade.value is None:
             continue
-        by_source[row.source].append((row.model, score.score, row.mean_grade.value))
+        by_source[row.source].append(SharedModel(field=score, row=row))
+    return by_source
+
+
+def rank_agreement(
+    document: dict[str, Any] | None, rows: Sequence[Row], *, resamples: int = stats.RESAMPLES
+) -> list[SourceAgreement]:
+    """Per source: Kendall's tau between the field's model scores and the lab's mean grades, over shared models."""
+    by_source = shared_models(document, rows)
     sources = sorted({row.source for row in rows})
-    return [
-        SourceAgreement(
-            source=source,
-            agreement=stats.rank_agreement(
-                [f for _, f, _ in by_source[source]], [g for _, _, g in by_source[source]], resamples=resamples
-            ),
-            models=sorted(m for m, _, _ in by_source[source]),
+    found = []
+    for source in sources:
+        shared = sorted(by_source[source], key=lambda m: m.row.model)
+        agreement = stats.rank_agreement(
+            [m.field.score or 0.0 for m in shared], [m.row.mean_grade.value or 0.0 for m in shared], resamples=resamples
         )
-        for source in sources
-    ]
+        found.append(
+            SourceAgreement(source=source, agreement=agreement, models=[m.row.model for m in shared], shared=shared)
+        )
+    return found

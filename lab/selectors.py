@@ -7,6 +7,7 @@ from typing import Any
 from django.db.models import QuerySet
 
 from core.page_cache import cache_generation
+from lab.aliases import STARTER_VERSION, starter_aliases
 from lab.models import LabRun, LabSource, ModelAlias
 from lab.names import canonical_model
 from lab.services import LAB_GENERATION_KEY
@@ -14,9 +15,9 @@ from lab.summary import Run
 from rankings.current import Published
 
 
-def lab_generation() -> int:
-    """A number that changes whenever the lab tables do (part of every lab page's cache key)."""
-    return cache_generation(LAB_GENERATION_KEY)
+def lab_generation() -> str:
+    """A name that changes whenever the lab tables or the starter aliases do (part of every lab cache key)."""
+    return f"{cache_generation(LAB_GENERATION_KEY)}.{STARTER_VERSION}"
 
 
 def lab_sources() -> list[LabSource]:
@@ -24,7 +25,8 @@ def lab_sources() -> list[LabSource]:
 
 
 def aliases() -> dict[str, str]:
-    return dict(ModelAlias.objects.values_list("name", "canonical"))
+    """The starter aliases (lab.aliases), then the operator's, which win for the same name."""
+    return starter_aliases() | dict(ModelAlias.objects.values_list("name", "canonical"))
 
 
 # Open runs format field → the LabRun lookup that holds it, where the two differ.
@@ -32,6 +34,7 @@ _LOOKUPS = {
     "source": "source__name",
     "task": "task__key",
     "builder_contributed": "extras__builder_contributed",
+    "cases": "extras__test_cases",
 }
 
 # The open runs format's fields, in the order the export writes them.
@@ -74,6 +77,8 @@ def lab_runs(*, source: str | None = None) -> list[Run]:
             run[role] = canonical_model(run[role], names) if run[role] else ""
         if not isinstance(run["builder_contributed"], bool):
             run["builder_contributed"] = None
+        if not isinstance(run["cases"], int) or isinstance(run["cases"], bool):
+            run["cases"] = None
         result.append(Run(**run))
     return result
 

@@ -5,7 +5,7 @@ from dataclasses import dataclass, fields
 
 from django.db import transaction
 
-from core.page_cache import bump_generation
+from core.page_cache import GENERATION_KEY, bump_generation, forget_process_copies
 from lab.importers import LabInputError, ParsedSource, RunRecord
 from lab.models import LabRun, LabSource, LabTask, ModelAlias
 from lab.names import normalise_model
@@ -26,6 +26,9 @@ class ImportResult:
 
 def bump_lab_generation() -> None:
     bump_generation(LAB_GENERATION_KEY)
+    # The field's pages say whether the lab has their model or pairing: they are retired too.
+    bump_generation(GENERATION_KEY)
+    forget_process_copies()
 
 
 def import_source(*, parsed: ParsedSource) -> ImportResult:

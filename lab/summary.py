@@ -1,7 +1,10 @@
 """Per model and per planner → builder pairing summaries of one source's runs (pure: plain records in).
 
 A run with a planner and a builder counts for its pairing; any other run for its model. Each
-row carries the numbers of /data/lab.csv (see lab.stats for the definitions).
+row carries the numbers of /data/lab.csv (see lab.stats for the definitions). Rows pool runs, never
+rows: two spellings of one model joined by an alias are one group of runs before anything is averaged.
+A run that aggregates several cases (aider's whole exercise sets: `test_cases` with the run) has no
+time per task: its seconds are the whole set's.
 """
 
 import math
@@ -29,10 +32,16 @@ class Run:
     tokens_out: int | None
     cost_usd: float | None
     builder_contributed: bool | None = None
+    # How many cases the run aggregates, where its source says (aider: the exercises of its set).
+    cases: int | None = None
 
     @property
     def is_pairing(self) -> bool:
         return bool(self.planner and self.builder)
+
+    @property
+    def is_aggregate(self) -> bool:
+        return self.cases is not None and self.cases > 1
 
 
 @dataclass(frozen=True)
@@ -54,6 +63,7 @@ class Row:
     mean_cost_usd: float | None
     cost_runs: int
     builder_idle: int
+    aggregate_runs: int = 0
 
     @property
     def label(self) -> str:
@@ -78,7 +88,9 @@ def summarise(runs: Sequence[Run], *, resamples: int = stats.RESAMPLES) -> Row:
     graded = [r for r in runs if r.grade is not None and r.grade_max]
     maxima = [r.grade_max for r in graded if r.grade_max is not None]
     grade_max = math.ceil(max(maxima)) if maxima else None
-    seconds, seconds_tasks = _known(runs, "seconds")
+    aggregate_runs = sum(1 for r in runs if r.is_aggregate)
+    # A time per task only from runs of single tasks.
+    seconds, seconds_tasks = _known([r for r in runs if not r.is_aggregate], "seconds")
     tokens_in, tokens_in_tasks = _known(runs, "tokens_in")
     tokens_out, tokens_out_tasks = _known(runs, "tokens_out")
     costs = [r.cost_usd for r in runs if r.cost_usd is not None]
@@ -104,6 +116,7 @@ def summarise(runs: Sequence[Run], *, resamples: int = stats.RESAMPLES) -> Row:
         mean_cost_usd=math.fsum(costs) / len(costs) if costs else None,
         cost_runs=len(costs),
         builder_idle=sum(1 for r in runs if r.is_pairing and r.builder_contributed is False),
+        aggregate_runs=aggregate_runs,
     )
 
 

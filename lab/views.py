@@ -10,13 +10,18 @@ from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
 
 from core.http import NotFound, not_found_page, param
-from lab import charts, field, selectors
+from lab import beside_chart, charts, field, selectors
+from lab.aliases import STARTER_ALIASES
 from lab.models import LabSource
 from lab.summary import Row, summary_rows
+from pages.contexts import colours_of
 from pages.serving import cached_page, render_page
 from rankings.current import Lazy
 
 VIEW_WORDS = {field.PAIRING_VIEW: "Pairings", field.MODEL_VIEW: "Models"}
+# Rows shown before a table folds the rest away, so a source reads in a glance; a fold hides at least FOLD_MIN.
+FIRST_ROWS = 10
+FOLD_MIN = 5
 
 
 def _caveats(source: LabSource) -> list[str]:
@@ -30,6 +35,20 @@ def _display(row: Row) -> dict[str, Any]:
     }
 
 
+def lab_table(rows: list[Row], *, first: int = FIRST_ROWS) -> dict[str, Any]:
+    """A table's rows, the first few shown and the rest folded; time per task only where some row has one."""
+    shown = [_display(r) for r in rows]
+    if len(shown) < first + FOLD_MIN:
+        first = len(shown)
+    return {
+        "first": shown[:first],
+        "rest": shown[first:],
+        "count": len(shown),
+        "timed": any(r.median_task_seconds is not None for r in rows),
+        "aggregate": any(r.aggregate_runs for r in rows),
+    }
+
+
 def source_sections(sources: list[LabSource], rows: list[Row]) -> list[dict[str, Any]]:
     sections = []
     for source in sources:
@@ -38,8 +57,8 @@ def source_sections(sources: list[LabSource], rows: list[Row]) -> list[dict[str,
             {
                 "source": source,
                 "caveats": _caveats(source),
-                "models": [_display(r) for r in mine if not r.is_pairing],
-                "pairings": [_display(r) for r in mine if r.is_pairing],
+                "models": lab_table([r for r in mine if not r.is_pairing]),
+                "pairings": lab_table([r for r in mine if r.is_pairing]),
                 "runs": sum(r.runs for r in mine),
                 "style": charts.working_style(rows=mine, title=f"{source.title}: working style"),
                 "has_idle": any(r.builder_idle for r in mine),
@@ -53,9 +72,30 @@ def lab(request: HttpRequest) -> HttpResponse:
     def build(_: object) -> HttpResponse:
         sources = selectors.lab_sources()
         rows = summary_rows(selectors.lab_runs())
-        return render_page("lab/lab.html", {"sections": source_sections(sources, rows)})
+        context = {"sections": source_sections(sources, rows), "starter_aliases": sorted(STARTER_ALIASES.items())}
+        return render_page("lab/lab.html", context)
 
     return cached_page(request, "lab", (selectors.lab_generation(),), build)
+
+
+def agreement_context(document: dict[str, Any] | None, rows: list[Row], titles: dict[str, str]) -> dict[str, Any]:
+    """Per source, its rank agreement with the field and the scatter of the models both rank, in family colours."""
+    colours, legend = colours_of(field.view_document(document, field.MODEL_VIEW), field.MODEL_VIEW)
+    agreement = field.rank_agreement(document, rows)
+    charts_by_source = [
+        {
+            "agreement": a,
+            "title": titles.get(a.source, a.source),
+            "chart": beside_chart.field_against_lab(
+                source=a.source, shared=a.shared, colours=colours, title=titles.get(a.source, a.source)
+            ),
+        }
+        for a in agreement
+        if a.shared
+    ]
+    shown = {m.row.model for a in agreement for m in a.shared}
+    families = [(name, colour) for name, colour in legend if any(colours.get(m) == colour for m in shown)]
+    return {"agreement": agreement, "scatters": charts_by_source, "legend": families}
 
 
 @require_safe
@@ -71,6 +111,7 @@ def beside(request: HttpRequest) -> HttpResponse:
             # Checked before the lab is read: a made-up label costs a lookup in the held snapshot, and keeps nothing.
             raise NotFound("No model or pairing of that name is ranked in the field.")
         sources = {s.name: s for s in selectors.lab_sources()}
+        titles = {name: s.title for name, s in sources.items()}
         rows = summary_rows(selectors.lab_runs())
         document = ranking.document if ranking else None
         entries = field.side_by_side(document, rows)
@@ -82,19 +123,19 @@ def beside(request: HttpRequest) -> HttpResponse:
             "view": view,
             "label": label,
             "view_words": VIEW_WORDS,
-            "source_titles": {name: s.title for name, s in sources.items()},
+            "source_titles": titles,
             "entries": [
                 {
                     "beside": entry,
                     "lab": [
-                        {"source": sources.get(name), "rows": [_display(r) for r in lab_rows]}
+                        {"source": sources.get(name), "table": lab_table(lab_rows, first=len(lab_rows))}
                         for name, lab_rows in sorted(entry.lab.items())
                     ],
                 }
                 for entry in entries
             ],
-            "agreement": [] if label else field.rank_agreement(document, rows),
         }
+        context.update(agreement_context(document, rows, titles) if not label else {"agreement": []})
         return render_page("lab/beside.html", context)
 
     return cached_page(request, "lab-beside", (selectors.lab_generation(), view, label), build)

@@ -20,7 +20,7 @@ from core.http import NotFound, not_found_page, param
 from core.throttles import ThrottleUnavailableError, address_wait
 from ingest.contract import parse_install
 from ingest.services import retract
-from pages import contexts, downloads, matrix, presenters, wording
+from pages import contexts, downloads, lab_links, matrix, presenters, wording
 from pages.serving import cached_page, chosen_view, render_page
 from pages.windowed import windowed_document
 from rankings import comparisons, selectors
@@ -102,6 +102,7 @@ def pairing(request: HttpRequest) -> HttpResponse:
             return render_page("leaderboard/provisional.html", context | provisional)
         history = selectors.score_history(view, label, points=HISTORY_POINTS)
         context.update(contexts.group_context(group, view_doc, view=view, label=label, history=history))
+        context["in_the_lab"] = lab_links.in_the_lab(view, label)
         return render_page("leaderboard/pairing.html", context)
 
     return cached_page(request, "pairing", (view, label), build)

@@ -107,14 +107,33 @@ def test_it_explains_a_bad_value(runs_file: Callable[..., Path], overrides: dict
 
 @pytest.mark.django_db
 def test_it_maps_a_lab_name_with_an_alias(runs_file: Callable[..., Path]) -> None:
-    import_lab(str(runs_file([run_line(model="openrouter/deepseek/r1")])), "--format", "runs", "--source", "x")
-    assert [run.model for run in selectors.lab_runs()] == ["r1"]
+    import_lab(str(runs_file([run_line(model="openrouter/acme/Coder-X")])), "--format", "runs", "--source", "x")
+    assert [run.model for run in selectors.lab_runs()] == ["coder-x"]
     out = StringIO()
-    call_command("lab_alias", "add", "deepseek/R1", "deepseek-r1", stdout=out)
-    assert out.getvalue() == "r1 → deepseek-r1\n"
-    assert ModelAlias.objects.get().canonical == "deepseek-r1"
-    assert [run.model for run in selectors.lab_runs()] == ["deepseek-r1"]
-    call_command("lab_alias", "remove", "r1", stdout=StringIO())
-    assert [run.model for run in selectors.lab_runs()] == ["r1"]
+    call_command("lab_alias", "add", "acme/Coder-X", "acme-coder-x", stdout=out)
+    assert out.getvalue() == "coder-x → acme-coder-x\n"
+    assert ModelAlias.objects.get().canonical == "acme-coder-x"
+    assert [run.model for run in selectors.lab_runs()] == ["acme-coder-x"]
+    call_command("lab_alias", "remove", "coder-x", stdout=StringIO())
+    assert [run.model for run in selectors.lab_runs()] == ["coder-x"]
     with pytest.raises(CommandError, match="no alias needed"):
         call_command("lab_alias", "add", "claude-opus-4-5", "claude-opus-4.5")
+
+
+@pytest.mark.django_db
+def test_it_starts_with_the_shipped_spellings_joined_and_lets_the_operator_override(
+    runs_file: Callable[..., Path],
+) -> None:
+    lines = [run_line(task="t1", model="r1"), run_line(task="t2", model="deepseek/DeepSeek-R1")]
+    import_lab(str(runs_file(lines)), "--format", "runs", "--source", "x")
+    assert [run.model for run in selectors.lab_runs()] == ["deepseek-r1", "deepseek-r1"]
+    out = StringIO()
+    call_command("lab_alias", "list", stdout=out)
+    assert "r1 → deepseek-r1 (starter: aider's `--model r1` shortcut for DeepSeek R1)" in out.getvalue()
+    with pytest.raises(CommandError, match="is a starter alias"):
+        call_command("lab_alias", "remove", "r1", stdout=StringIO())
+    call_command("lab_alias", "add", "r1", "deepseek-r1-0528", stdout=StringIO())
+    assert [run.model for run in selectors.lab_runs()] == ["deepseek-r1-0528", "deepseek-r1"]
+    out = StringIO()
+    call_command("lab_alias", "list", stdout=out)
+    assert "r1 → deepseek-r1-0528\n" in out.getvalue() and "(starter: aider's `--model r1`" not in out.getvalue()

@@ -44,7 +44,7 @@ def test_it_shows_the_resolve_rate_with_its_task_interval(shipped: None, client:
     # Counted in the file: gpt-5 resolved 265 of its 729 tasks (0.36), claude-sonnet-4.5 319 of 730 (0.44).
     section = page.split('id="source-swebench-pro"')[1]
     gpt5 = section.split('class="label">gpt-5')[1].split("</tr>")[0]
-    assert "<td>729</td><td>729</td>" in gpt5
+    assert '<td data-label="Runs">729</td><td data-label="Tasks">729</td>' in gpt5
     assert "0.36 <span" in gpt5
     lo, hi = gpt5.split("of 1, ")[1].split("<")[0].split("–")
     assert 0.30 < float(lo) < 0.36 < float(hi) < 0.42
@@ -124,13 +124,41 @@ def test_it_says_when_a_field_group_has_no_lab_runs(demo_document: dict[str, Any
     assert f"No lab source has runs of {label}" in page
 
 
-def test_it_links_a_field_pairing_to_the_lab(demo_document: dict[str, Any], client: Client) -> None:
-    label = demo_document["views"]["modelCombo"]["groups"][0]["label"]
-    page = client.get("/pairing/?" + urlencode({"view": "modelCombo", "label": label})).content.decode()
-    assert 'class="in-the-lab" href="/lab/beside/?view=modelCombo&amp;label=' in page
+def test_it_links_a_field_group_to_the_lab_only_where_a_source_has_it(
+    demo_document: dict[str, Any], client: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("import_lab", str(AKITA), "--format", "akita", stdout=StringIO())
+    linked = 0
+    for view in ("model", "modelCombo"):
+        for group in demo_document["views"][view]["groups"]:
+            query = urlencode({"view": view, "label": group["label"]})
+            page = client.get(f"/pairing/?{query}").content.decode()
+            beside = client.get(f"/lab/beside/?{query}").content.decode()
+            has_runs = "No lab source has runs" not in beside
+            assert ('class="in-the-lab" href="/lab/beside/?view=' in page) == has_runs, (view, group["label"])
+            linked += has_runs
+    groups = len(demo_document["views"]["model"]["groups"]) + len(demo_document["views"]["modelCombo"]["groups"])
+    assert 0 < linked < groups
     family = demo_document["views"]["famCombo"]["groups"][0]["label"]
     page = client.get("/pairing/?" + urlencode({"view": "famCombo", "label": family})).content.decode()
     assert "in-the-lab" not in page
+
+
+def test_it_links_a_field_group_as_soon_as_a_lab_brings_it(
+    demo_document: dict[str, Any],
+    client: Client,
+    runs_file: Callable[..., Path],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    query = urlencode({"view": "modelCombo", "label": "gpt-6 → gpt-6"})
+    assert "in-the-lab" not in client.get(f"/pairing/?{query}").content.decode()
+    with django_capture_on_commit_callbacks(execute=True):
+        path = runs_file([run_line(model="openrouter/openai/GPT-6")])
+        call_command("import_lab", str(path), "--format", "runs", "--source", "newlab", stdout=StringIO())
+    assert 'class="in-the-lab"' in client.get(f"/pairing/?{query}").content.decode()
+    model = client.get("/pairing/?" + urlencode({"view": "model", "label": "gpt-6"})).content.decode()
+    assert 'class="in-the-lab"' in model
 
 
 def test_it_answers_made_up_labels_with_a_404_it_does_not_keep(

@@ -2,7 +2,9 @@ from typing import Any
 
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
+from lab.aliases import STARTER_ALIASES
 from lab.models import ModelAlias
+from lab.names import normalise_model
 from lab.services import add_alias, remove_alias
 
 
@@ -27,8 +29,14 @@ class Command(BaseCommand):
             self.stdout.write(f"{alias.name} → {alias.canonical}")
         elif options["action"] == "remove":
             if not remove_alias(name=options["name"]):
+                if normalise_model(options["name"]) in STARTER_ALIASES:
+                    raise CommandError(f"{options['name']!r} is a starter alias: `add` one of your own to change it.")
                 raise CommandError(f"No alias for {options['name']!r}.")
             self.stdout.write(f"Removed the alias for {options['name']}.")
         else:
-            for alias in ModelAlias.objects.order_by("name"):
-                self.stdout.write(f"{alias.name} → {alias.canonical}")
+            operator = dict(ModelAlias.objects.order_by("name").values_list("name", "canonical"))
+            for name, canonical in operator.items():
+                self.stdout.write(f"{name} → {canonical}")
+            for name, starter in STARTER_ALIASES.items():
+                if name not in operator:
+                    self.stdout.write(f"{name} → {starter.canonical} (starter: {starter.why})")

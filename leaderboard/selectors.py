@@ -91,6 +91,29 @@ def stored_samples(snapshot_id: int, view: str, label_a: str, label_b: str) -> t
     return found if found is not None else (None, None)
 
 
+# Where a snapshot's samples keep the per-axis resamples: {AXIS_SAMPLES_KEY: {view: {label: text}}} beside the views.
+AXIS_SAMPLES_KEY = "axes"
+
+
+def stored_comparison_samples(snapshot_id: int, view: str, label_a: str, label_b: str) -> tuple[object, ...]:
+    """Two groups' stored score samples and per-axis samples (scoring.axis_samples text), in one query that reads
+    only those four values; None for any the snapshot does not hold."""
+    in_view = KeyTransform(view, "samples")
+    axes_in_view = KeyTransform(view, KeyTransform(AXIS_SAMPLES_KEY, "samples"))
+    found = (
+        Snapshot.objects.filter(id=snapshot_id)
+        .annotate(
+            samples_a=KeyTransform(label_a, in_view),
+            samples_b=KeyTransform(label_b, in_view),
+            axes_a=KeyTransform(label_a, axes_in_view),
+            axes_b=KeyTransform(label_b, axes_in_view),
+        )
+        .values_list("samples_a", "samples_b", "axes_a", "axes_b")
+        .first()
+    )
+    return found if found is not None else (None, None, None, None)
+
+
 # Beside FRAME_COLUMNS, read in the same query: whether the cycle's contributor counts toward a name.
 _COUNTED = "x_counted"
 

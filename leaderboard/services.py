@@ -21,6 +21,7 @@ from leaderboard.models import GroupScore, NameDecision, Snapshot
 from leaderboard.presenters import number
 from leaderboard.public_names import name_decisions
 from leaderboard.selectors import (
+    AXIS_SAMPLES_KEY,
     cycles_fingerprint,
     cycles_frame,
     latest_snapshot,
@@ -32,7 +33,6 @@ from leaderboard.windows import PRESET_DAYS, preset_window
 from scoring import (
     Comparison,
     GroupNotRanked,
-    Samples,
     compare_from_samples,
     compare_groups,
     enrich_document,
@@ -130,8 +130,10 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
     # Prepared once (sorted, labelled, judged) for both the scores and the enrichment.
     prepared = prepare(frame, config, None, None)
     generated = iso_z(now)
-    scored = score_pool(frame, config, generated=generated, prepared=prepared)
-    document, samples = scored.document, scored.samples
+    scored = score_pool(frame, config, generated=generated, prepared=prepared, keep_axes=True)
+    document = scored.document
+    # The score samples by view, and beside them every resample's axes for comparing axis by axis.
+    samples: dict[str, Any] = {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
     enrich_document(
         document, frame, config, prepared=prepared
     )  # B3 and rank stability; never raises, says what it could not do
@@ -154,7 +156,7 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
 def _publish(
     *,
     document: dict[str, Any],
-    samples: Samples,
+    samples: dict[str, Any],
     frame_rows: int,
     fingerprint: str,
     is_demo: bool,
@@ -367,21 +369,26 @@ def scoped_document(
 
 
 def score_difference(
-    snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any]
+    snapshot_id: int,
+    view: str,
+    group_a: dict[str, Any],
+    group_b: dict[str, Any],
+    stored: tuple[object, object] | None = None,
 ) -> Comparison | None:
     """scoreAdj(A) - scoreAdj(B) with its cluster bootstrap-t interval, from the samples the recompute stored.
 
     Every group of a view is scored on the same resamples, so these are compare_groups' own numbers. A snapshot
     whose samples a newer one has retired (published between the page's look and this query) falls back to the
-    engine, on the cycles of the newest pool.
+    engine, on the cycles of the newest pool. A caller that read the two samples already passes them as `stored`.
     """
-    samples_a, samples_b = stored_samples(snapshot_id, view, str(group_a["label"]), str(group_b["label"]))
+    label_a, label_b = str(group_a["label"]), str(group_b["label"])
+    samples_a, samples_b = stored or stored_samples(snapshot_id, view, label_a, label_b)
     score_a, score_b = number(group_a.get("scoreAdj")), number(group_b.get("scoreAdj"))
-    stored = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
+    have = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
     # K of each side: the interval of the difference counts the smaller side's contributors (spec B1).
     k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
     counted = isinstance(k_a, int) and isinstance(k_b, int)
-    if stored and counted and score_a is not None and score_b is not None:
+    if have and counted and score_a is not None and score_b is not None:
         return compare_from_samples(
             score_a=score_a,
             score_b=score_b,

@@ -20,9 +20,13 @@ from ingest.contract import parse_install
 from ingest.services import retract
 from ingest.throttles import ThrottleUnavailableError, address_digest, address_wait
 from leaderboard import contexts, downloads, presenters, selectors, services, words
+from leaderboard.axis_differences import compared
 from leaderboard.caching import Lazy, Published, cached_page, published_snapshot, serving_snapshot
 from leaderboard.http import NotFound, chosen_view, not_found_page, param, render_page
+from leaderboard.switching import switch_context
 from leaderboard.windows import Window, read_window
+from scoring import Comparison
+from scoring.compare_axes import AxisDifference
 
 HISTORY_POINTS = 60
 NO_SUCH_VIEW = "There is no such view."
@@ -125,8 +129,14 @@ def compare(request: HttpRequest) -> HttpResponse:
             group_a, group_b = presenters.find_group(view_doc, chosen_a), presenters.find_group(view_doc, chosen_b)
         except presenters.UnknownGroup:
             raise NotFound(f"No such group in the view {words.VIEW_TITLES[view]}.") from None
-        difference = None if chosen_a == chosen_b else services.score_difference(snapshot.id, view, group_a, group_b)
+        difference: Comparison | None = None
+        axes: tuple[AxisDifference, ...] = ()
+        kept = False
+        if chosen_a != chosen_b:
+            difference, axes, kept = compared(snapshot.id, view, group_a, group_b)
         context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
+        if chosen_a != chosen_b:
+            context.update(switch_context(difference, group_a, group_b, axes, kept))
         return render_page("leaderboard/compare.html", context)
 
     return cached_page(request, "compare", (view, label_a, label_b), build)

@@ -97,11 +97,17 @@ def switch_sentence(comparison: Comparison | None, differences: tuple[AxisDiffer
         more = len(summary.clear) - NAMED_IN_SENTENCE
         parts.append(f"{more} more clear difference{'s' if more > 1 else ''} below")
     if not summary.clear:
-        parts.append(
-            "no axis differs clearly: every difference lies within its interval"
-            if summary.with_interval
-            else "no axis has an interval to tell a difference by"
-        )
+        compared = sum(d.advantage is not None for d in differences)
+        without = compared - summary.with_interval
+        if not summary.with_interval:
+            parts.append("no axis has an interval to tell a difference by")
+        elif without:
+            parts.append(
+                f"no axis differs clearly: each of the {summary.with_interval} with an interval holds no difference "
+                f"in it, and {without} {'has' if without == 1 else 'have'} none"
+            )
+        else:
+            parts.append("no axis differs clearly: every difference lies within its interval")
     elif summary.same_tiers:
         tiers = [tier.lower() for tier in summary.same_tiers]
         parts.append(f"{_joined(tiers)} {'is' if len(tiers) == 1 else 'are'} the same within the intervals")
@@ -121,12 +127,29 @@ class AxisRow:
     clear: bool
     band: str  # "slight", "moderate" or "large" for a clear difference, else ""
     share_a_better: float | None
+    no_interval: str  # why there is no interval, "" when there is one
+
+
+def _why_no_interval(difference: AxisDifference, kept: bool, contributors: int) -> str:
+    if difference.ci is not None:
+        return ""
+    if difference.advantage is None:
+        return "no comparison"
+    if not kept:
+        return "no per-axis samples"
+    if contributors < 2:
+        return "one contributor"
+    if math.isinf(difference.advantage):
+        return "one side is at the limit"
+    return "missing in some resamples"
 
 
 def axis_rows(
-    group_a: dict[str, Any], group_b: dict[str, Any], differences: tuple[AxisDifference, ...]
+    group_a: dict[str, Any], group_b: dict[str, Any], differences: tuple[AxisDifference, ...], kept: bool = True
 ) -> list[AxisRow]:
     rows = []
+    k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
+    contributors = min(k_a, k_b) if isinstance(k_a, int) and isinstance(k_b, int) else 0
     adj_a, adj_b = group_a.get("adj") or {}, group_b.get("adj") or {}
     for difference in differences:
         factor, interval = difference.factor, difference.factor_interval
@@ -142,6 +165,7 @@ def axis_rows(
                 clear=difference.clear,
                 band=size_band(factor) if difference.clear and factor is not None else "",
                 share_a_better=difference.share_a_better,
+                no_interval=_why_no_interval(difference, kept, contributors),
             )
         )
     return rows
@@ -165,7 +189,7 @@ def switch_context(
     """What the compare page adds for two different groups: the sentence and the axis rows with intervals."""
     return {
         "switch_sentence": switch_sentence(comparison, differences, kept),
-        "axis_rows": axis_rows(group_a, group_b, differences),
+        "axis_rows": axis_rows(group_a, group_b, differences, kept),
         "axes_kept": kept,
         "band_words": BAND_WORDS,
     }

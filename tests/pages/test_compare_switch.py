@@ -104,7 +104,7 @@ def test_the_table_greys_what_is_within_its_interval_and_shades_the_rest_by_size
         else:
             assert classes == "unclear" and "win" not in body
         if difference.ci is None:
-            assert "none:" in _text(body)
+            assert "no interval:" in _text(body)
 
 
 def test_the_stored_axis_samples_give_the_fresh_bootstrap(demo_snapshot: Snapshot) -> None:
@@ -133,7 +133,7 @@ def test_an_older_snapshot_without_axis_samples_says_so_plainly(demo_snapshot: S
     assert re.search(r"(tie|scores higher|settles nothing)", sentence)
     for classes, body in _axis_rows(page).values():
         assert classes == "unclear" and "win" not in body
-        assert "none: no per-axis samples" in _text(body) or "none: no comparison" in _text(body)
+        assert "no interval: no per-axis samples" in _text(body) or "no interval: no comparison" in _text(body)
 
 
 @pytest.mark.parametrize(("factor", "band"), [(1.02, "slight"), (1.3, "moderate"), (2.22, "large")])

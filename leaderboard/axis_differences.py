@@ -29,7 +29,7 @@ def compared(
     samples_a, samples_b, text_a, text_b = stored_comparison_samples(
         snapshot_id, view, str(group_a["label"]), str(group_b["label"])
     )
-    comparison = score_difference(snapshot_id, view, group_a, group_b, stored=(samples_a, samples_b))
+    comparison = score_difference(snapshot_id, view, group_a, group_b, read=(samples_a, samples_b))
     logs_a, logs_b = decode(text_a), decode(text_b)
     k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
     kept = logs_a is not None and logs_b is not None and isinstance(k_a, int) and isinstance(k_b, int)

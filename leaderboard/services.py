@@ -131,9 +131,7 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
     prepared = prepare(frame, config, None, None)
     generated = iso_z(now)
     scored = score_pool(frame, config, generated=generated, prepared=prepared, keep_axes=True)
-    document = scored.document
-    # The score samples by view, and beside them every resample's axes for comparing axis by axis.
-    samples: dict[str, Any] = {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
+    document, samples = scored.document, {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
     enrich_document(
         document, frame, config, prepared=prepared
     )  # B3 and rank stability; never raises, says what it could not do
@@ -369,26 +367,21 @@ def scoped_document(
 
 
 def score_difference(
-    snapshot_id: int,
-    view: str,
-    group_a: dict[str, Any],
-    group_b: dict[str, Any],
-    stored: tuple[object, object] | None = None,
+    snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any], read: tuple[object, ...] = ()
 ) -> Comparison | None:
     """scoreAdj(A) - scoreAdj(B) with its cluster bootstrap-t interval, from the samples the recompute stored.
 
     Every group of a view is scored on the same resamples, so these are compare_groups' own numbers. A snapshot
     whose samples a newer one has retired (published between the page's look and this query) falls back to the
-    engine, on the cycles of the newest pool. A caller that read the two samples already passes them as `stored`.
+    engine, on the cycles of the newest pool. A caller that read the two samples passes them as `read`.
     """
-    label_a, label_b = str(group_a["label"]), str(group_b["label"])
-    samples_a, samples_b = stored or stored_samples(snapshot_id, view, label_a, label_b)
+    samples_a, samples_b = read or stored_samples(snapshot_id, view, str(group_a["label"]), str(group_b["label"]))
     score_a, score_b = number(group_a.get("scoreAdj")), number(group_b.get("scoreAdj"))
-    have = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
+    stored = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
     # K of each side: the interval of the difference counts the smaller side's contributors (spec B1).
     k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
     counted = isinstance(k_a, int) and isinstance(k_b, int)
-    if have and counted and score_a is not None and score_b is not None:
+    if stored and counted and score_a is not None and score_b is not None:
         return compare_from_samples(
             score_a=score_a,
             score_b=score_b,

@@ -15,7 +15,7 @@ from leaderboard.axis_differences import compared
 from leaderboard.models import Snapshot
 from leaderboard.selectors import AXIS_SAMPLES_KEY, cycles_frame, scoring_config
 from leaderboard.words import AXES
-from scoring import compare_groups
+from scoring import Comparison, compare_groups
 from scoring.compare_axes import AxisDifference, compare_axes_of_groups, switch_summary
 
 NAME = {axis.key: axis.name for axis in AXES}
@@ -145,3 +145,25 @@ def test_a_clear_difference_is_shaded_by_how_large_it_is(factor: float, band: st
     assert row.clear and row.band == band and row.better == "A"
     sentence = switching.switch_sentence(None, (difference,), True)
     assert f"A ships more often: {switching.times(factor)} the odds" in sentence
+
+
+def _comparison(difference: float, ci: tuple[float, float] | None) -> Comparison:
+    return Comparison(
+        score_a=50 + difference, score_b=50, contributors_a=4, contributors_b=6, difference=difference, ci=ci
+    )
+
+
+def test_the_score_half_of_the_sentence_follows_the_interval() -> None:
+    assert switching.score_words(_comparison(2.0, (-3.0, 7.0))).startswith("On the score it is a tie (A − B = +2.0")
+    assert switching.score_words(_comparison(9.0, (1.5, 16.5))).startswith("A scores higher (A − B = +9.0")
+    assert switching.score_words(_comparison(-9.0, (-16.5, -1.5))).startswith("B scores higher (A − B = −9.0")
+    assert "settles nothing" in switching.score_words(_comparison(9.0, None))
+
+
+def test_tiers_with_an_untested_axis_are_not_called_the_same() -> None:
+    untested = AxisDifference("dpss", 1.0)  # an advantage but no interval
+    tested = [AxisDifference(name, 0.1, ci=(-0.2, 0.4), resamples=200, contributors=5) for name in ("ttss", "hps")]
+    clear = AxisDifference("shipr", 1.0, ci=(0.5, 1.5), resamples=200, contributors=5)
+    summary = switch_summary((clear, untested, *tested))
+    assert "Cost" not in summary.same_tiers and [d.axis for d in summary.clear] == ["shipr"]
+    assert "cost" not in switching.switch_sentence(_comparison(1.0, (-2.0, 4.0)), (clear, untested, *tested), True)

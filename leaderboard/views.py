@@ -22,6 +22,7 @@ from ingest.throttles import ThrottleUnavailableError, address_digest, address_w
 from leaderboard import contexts, downloads, presenters, selectors, services, words
 from leaderboard.axis_differences import compared
 from leaderboard.caching import Lazy, Published, cached_page, published_snapshot, serving_snapshot
+from leaderboard.compare_chart import advantages_context
 from leaderboard.http import NotFound, chosen_view, not_found_page, param, render_page
 from leaderboard.switching import switch_context
 from leaderboard.windows import Window, read_window
@@ -136,7 +137,7 @@ def compare(request: HttpRequest) -> HttpResponse:
             difference, axes, kept = compared(snapshot.id, view, group_a, group_b)
         context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
         if chosen_a != chosen_b:
-            context.update(switch_context(difference, group_a, group_b, axes, kept))
+            context.update(switch_context(difference, group_a, group_b, axes, kept) | advantages_context(axes, kept))
         return render_page("leaderboard/compare.html", context)
 
     return cached_page(request, "compare", (view, label_a, label_b), build)

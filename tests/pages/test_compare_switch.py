@@ -167,3 +167,26 @@ def test_tiers_with_an_untested_axis_are_not_called_the_same() -> None:
     summary = switch_summary((clear, untested, *tested))
     assert "Cost" not in summary.same_tiers and [d.axis for d in summary.clear] == ["shipr"]
     assert "cost" not in switching.switch_sentence(_comparison(1.0, (-2.0, 4.0)), (clear, untested, *tested), True)
+
+
+def test_the_picture_draws_every_axis_and_marks_the_clear_ones(demo_snapshot: Snapshot, client: Client) -> None:
+    a, b = _pair_with(demo_snapshot, "family", clear=True)
+    differences = compared(demo_snapshot.id, "family", a, b)[1]
+    page = _get(client, "family", a, b)
+    svg = page.split('<svg class="forest advantages"', 1)[1].split("</svg>", 1)[0]
+    desc = _text(re.search(r'<desc id="advantages-desc">(.*?)</desc>', svg, re.S).group(1))  # type: ignore[union-attr]
+    for difference in differences:
+        status = "clear" if difference.clear else "within its interval" if difference.ci else "no interval"
+        assert f"{NAME[difference.axis]}: " in desc and status in desc
+    solid = [d for d in differences if d.clear]
+    dashed = [d for d in differences if d.ci is not None and not d.clear]
+    assert svg.count('stroke-width="6"/>') == len(solid) and svg.count('stroke-dasharray="4 3"') == len(dashed)
+    assert svg.count("<circle") == sum(d.advantage is not None for d in differences)
+
+
+def test_no_picture_without_per_axis_samples(demo_snapshot: Snapshot, client: Client) -> None:
+    samples = Snapshot.objects.get(id=demo_snapshot.id).samples
+    del samples[AXIS_SAMPLES_KEY]
+    Snapshot.objects.filter(id=demo_snapshot.id).update(samples=samples)
+    a, b = demo_snapshot.views["family"]["groups"][:2]
+    assert 'svg class="forest advantages"' not in _get(client, "family", a, b)

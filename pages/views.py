@@ -21,11 +21,16 @@ from core.throttles import ThrottleUnavailableError, address_wait
 from ingest.contract import parse_install
 from ingest.services import retract
 from pages import contexts, downloads, lab_links, matrix, presenters, wording
+from pages.axis_differences import compared
+from pages.compare_chart import advantages_context
 from pages.serving import cached_page, chosen_view, render_page
+from pages.switching import switch_context
 from pages.windowed import windowed_document
-from rankings import comparisons, selectors
+from rankings import selectors
 from rankings.current import Lazy, Published, current_snapshot, serving_snapshot
 from rankings.windows import read_window
+from scoring import Comparison
+from scoring.compare_axes import AxisDifference
 from scoring.shapes import PAIRING_VIEWS
 
 HISTORY_POINTS = 60
@@ -125,8 +130,14 @@ def compare(request: HttpRequest) -> HttpResponse:
             group_a, group_b = presenters.find_group(view_doc, chosen_a), presenters.find_group(view_doc, chosen_b)
         except presenters.UnknownGroup:
             raise NotFound(f"No such group in the view {wording.VIEW_TITLES[view]}.") from None
-        difference = None if chosen_a == chosen_b else comparisons.score_difference(snapshot.id, view, group_a, group_b)
+        difference: Comparison | None = None
+        axes: tuple[AxisDifference, ...] = ()
+        kept = False
+        if chosen_a != chosen_b:
+            difference, axes, kept = compared(snapshot.id, view, group_a, group_b)
         context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
+        if chosen_a != chosen_b:
+            context.update(switch_context(difference, group_a, group_b, axes, kept) | advantages_context(axes, kept))
         return render_page("leaderboard/compare.html", context)
 
     return cached_page(request, "compare", (view, label_a, label_b), build)

@@ -11,15 +11,15 @@ log = logging.getLogger(__name__)
 
 
 def score_difference(
-    snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any]
+    snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any], read: tuple[object, ...] = ()
 ) -> Comparison | None:
     """scoreAdj(A) - scoreAdj(B) with its cluster bootstrap-t interval, from the samples the recompute stored.
 
     Every group of a view is scored on the same resamples, so these are compare_groups' own numbers. A snapshot
     whose samples a newer one has retired (published between the page's look and this query) falls back to the
-    engine, on the cycles of the newest pool.
+    engine, on the cycles of the newest pool. A caller that read the two samples passes them as `read`.
     """
-    samples_a, samples_b = stored_samples(snapshot_id, view, str(group_a["label"]), str(group_b["label"]))
+    samples_a, samples_b = read or stored_samples(snapshot_id, view, str(group_a["label"]), str(group_b["label"]))
     score_a, score_b = number(group_a.get("scoreAdj")), number(group_b.get("scoreAdj"))
     stored = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
     # K of each side: the interval of the difference counts the smaller side's contributors (spec B1).

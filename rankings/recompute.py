@@ -23,8 +23,8 @@ from rankings import current, cycles_file
 from rankings.coordination import Coordinator, coordinator, exclusive
 from rankings.models import GroupScore, Snapshot
 from rankings.public_names import name_decisions
-from rankings.selectors import cycles_fingerprint, cycles_frame, newest_snapshot, scoring_config
-from scoring import Samples, enrich_document, score_pool
+from rankings.selectors import AXIS_SAMPLES_KEY, cycles_fingerprint, cycles_frame, newest_snapshot, scoring_config
+from scoring import enrich_document, score_pool
 from scoring.document import prepare
 
 log = logging.getLogger(__name__)
@@ -109,8 +109,8 @@ def publish(*, force: bool = False) -> Snapshot | None:
     # Prepared once (sorted, labelled, judged) for both the scores and the enrichment.
     prepared = prepare(frame, config, None, None)
     generated = iso_z(now)
-    scored = score_pool(frame, config, generated=generated, prepared=prepared)
-    document, samples = scored.document, scored.samples
+    scored = score_pool(frame, config, generated=generated, prepared=prepared, keep_axes=True)
+    document, samples = scored.document, {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
     enrich_document(
         document, frame, config, prepared=prepared
     )  # B3 and rank stability; never raises, says what it could not do
@@ -133,7 +133,7 @@ def publish(*, force: bool = False) -> Snapshot | None:
 def _store(
     *,
     document: dict[str, Any],
-    samples: Samples,
+    samples: dict[str, Any],
     frame_rows: int,
     fingerprint: str,
     is_demo: bool,

@@ -21,10 +21,11 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
-from scoring.finishing import finish_adjusted_score
+from scoring.axis_samples import log_values, quantise
+from scoring.finishing import adjusted, score_of_adjusted
 from scoring.judged import Contributions
 from scoring.scorecard import bounds_of, members, pool_bag_rows, stable_order_by
-from scoring.shapes import EVIDENCE_K, INTERVAL_LEVEL
+from scoring.shapes import AXES, EVIDENCE_K, INTERVAL_LEVEL
 from scoring.sums import evidence, group_sums, pool_axes, raw_axes, running_weights, segment_medians
 
 FloatArray = npt.NDArray[np.float64]
@@ -200,6 +201,13 @@ def cell_group_sums(
 
 def resampled_scores(layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K) -> FloatArray:
     """(B, G) scoreAdj of the ranked groups under each row of cell counts."""
+    return resampled_scores_and_axes(layout, cell_counts, evidence_k)[0]
+
+
+def resampled_scores_and_axes(
+    layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K
+) -> tuple[FloatArray, FloatArray]:
+    """(B, G) scoreAdj and (B, G, A) adjusted axis values of the ranked groups under each row of cell counts."""
     sums = cell_group_sums(layout.cell_values, layout.cell_columns, layout.cell_bounds, cell_counts)
     # Each pair's weight: its steps times how often its cell was drawn. In 32 bits where the product fits
     # (half the memory traffic of the step that dominates); the running sums are 64-bit either way.
@@ -211,14 +219,17 @@ def resampled_scores(layout: ResampleLayout, cell_counts: IntArray, evidence_k: 
     del weights
     latency = segment_medians(layout.latency, running, layout.bag_bounds)
     raw = raw_axes(sums, latency)
-    pool = pool_axes(sums, pooled_median(layout, running))
-    return finish_adjusted_score(raw, evidence(sums), pool[:, None, :], evidence_k)
+    pool = pool_axes(sums, pooled_median(layout, running))[:, None, :]
+    adj = adjusted(raw, evidence(sums), pool, evidence_k)
+    return score_of_adjusted(adj, pool), adj
 
 
 @dataclass(frozen=True)
 class ClusterBootstrap:
     samples: FloatArray  # (resamples, R) scoreAdj of the R ranked groups, in group order
     contributors: IntArray  # (R,) K: the cells of each ranked group
+    # (resamples, R, A) adjusted axis values as axis_samples codes, when asked for (comparisons per axis)
+    axis_codes: npt.NDArray[np.int16] | None = None
 
 
 def bootstrap_scores(
@@ -230,15 +241,17 @@ def bootstrap_scores(
     resamples: int,
     rng: np.random.Generator,
     evidence_k: int = EVIDENCE_K,
+    keep_axes: bool = False,
 ) -> ClusterBootstrap:
-    """The cluster bootstrap of the ranked groups of one view."""
+    """The cluster bootstrap of the ranked groups of one view; with keep_axes, each resample's axes too."""
     groups = int(ranked.sum())
     out = np.empty((resamples, groups))
+    axis_codes = np.empty((resamples, groups, len(AXES)), dtype=np.int16) if keep_axes else None
     if groups == 0:
-        return ClusterBootstrap(out, np.zeros(0, dtype=np.int64))
+        return ClusterBootstrap(out, np.zeros(0, dtype=np.int64), axis_codes)
     layout = resample_layout(codes, ranked, contributions, contributor)
     if resamples == 0:
-        return ClusterBootstrap(out, layout.contributors)
+        return ClusterBootstrap(out, layout.contributors, axis_codes)
     # Chunks bound both the latency pairs and the cells held per resample. The generator fills its draws in
     # order, so the same seed gives the same resamples whatever the chunk size.
     largest = max(len(layout.bag_cell), int(layout.cell_bounds[-1]), 1)
@@ -246,8 +259,10 @@ def bootstrap_scores(
     for start in range(0, resamples, chunk):
         end = min(resamples, start + chunk)
         counts = resample_cell_counts(rng, layout.cell_bounds, end - start)
-        out[start:end] = resampled_scores(layout, counts, evidence_k)
-    return ClusterBootstrap(out, layout.contributors)
+        out[start:end], adj = resampled_scores_and_axes(layout, counts, evidence_k)
+        if axis_codes is not None:
+            axis_codes[start:end] = quantise(log_values(adj))
+    return ClusterBootstrap(out, layout.contributors, axis_codes)
 
 
 def t_factor(contributors: IntArray | int) -> FloatArray:

@@ -3,7 +3,7 @@ keeps the bootstrap samples its intervals come from."""
 
 import math
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from typing import Any
 
@@ -11,6 +11,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+from scoring.axis_samples import encode
 from scoring.bootstrap import bootstrap_scores, cluster_t_interval, view_rng
 from scoring.caveats import (
     contributorship,
@@ -79,14 +80,15 @@ def prepare(cycles: pd.DataFrame, config: ScoringConfig, since: date | None, unt
 class ViewResult:
     scorecard: PointScorecard
     samples: FloatArray | None  # (resamples, ranked groups) scoreAdj, None without bootstrap
+    axis_codes: npt.NDArray[np.int16] | None = None  # (resamples, ranked groups, axes), when kept
 
 
-def score_view(prepared: Prepared, view: ViewName, config: ScoringConfig) -> ViewResult:
+def score_view(prepared: Prepared, view: ViewName, config: ScoringConfig, *, keep_axes: bool = False) -> ViewResult:
     grouping = prepared.groupings[view]
     card = point_scorecard(grouping, prepared.contributions, config.min_judged, config.evidence_k)
-    samples = None
+    samples = axis_codes = None
     if config.resamples > 0:
-        samples = bootstrap_scores(
+        drawn = bootstrap_scores(
             grouping.codes,
             card.ranked,
             prepared.contributions,
@@ -94,8 +96,10 @@ def score_view(prepared: Prepared, view: ViewName, config: ScoringConfig) -> Vie
             resamples=config.resamples,
             rng=view_rng(config.seed, VIEWS.index(view)),
             evidence_k=config.evidence_k,
-        ).samples
-    return ViewResult(card, samples)
+            keep_axes=keep_axes,
+        )
+        samples, axis_codes = drawn.samples, drawn.axis_codes
+    return ViewResult(card, samples, axis_codes)
 
 
 def _number(x: float) -> float | None:
@@ -232,11 +236,13 @@ def view_document(prepared: Prepared, result: ViewResult, config: ScoringConfig)
     }
 
 
-def _score_views(prepared: Prepared, config: ScoringConfig, views: tuple[ViewName, ...]) -> dict[ViewName, ViewResult]:
+def _score_views(
+    prepared: Prepared, config: ScoringConfig, views: tuple[ViewName, ...], keep_axes: bool = False
+) -> dict[ViewName, ViewResult]:
     if config.resamples == 0 or len(views) == 1:
-        return {view: score_view(prepared, view, config) for view in views}
+        return {view: score_view(prepared, view, config, keep_axes=keep_axes) for view in views}
     with ThreadPoolExecutor(max_workers=VIEW_WORKERS) as pool:
-        futures = {view: pool.submit(score_view, prepared, view, config) for view in views}
+        futures = {view: pool.submit(score_view, prepared, view, config, keep_axes=keep_axes) for view in views}
         return {view: future.result() for view, future in futures.items()}
 
 
@@ -277,14 +283,30 @@ def assemble_document(
 
 # {view: {label: [scoreAdj in resample 0, 1, ...]}}, the ranked groups of each view; {} for a view without samples.
 Samples = dict[str, dict[str, list[float]]]
+# {view: {label: the group's per-axis samples as scoring.axis_samples text}}; {} unless asked for.
+AxisSamples = dict[str, dict[str, str]]
 
 
 @dataclass(frozen=True)
 class ScoredPool:
-    """The pool.json-shaped document and the bootstrap samples its intervals come from."""
+    """The pool.json-shaped document, the bootstrap samples its intervals come from and, when asked for, the
+    same resamples' adjusted axis values (for comparisons axis by axis)."""
 
     document: dict[str, Any]
     samples: Samples
+    axis_samples: AxisSamples = field(default_factory=dict)
+
+
+def _axis_samples(results: dict[ViewName, ViewResult]) -> AxisSamples:
+    kept: AxisSamples = {}
+    for view in VIEWS:
+        result = results[view]
+        if result.axis_codes is None:
+            continue
+        grouping = result.scorecard.grouping
+        labels = [grouping.labels[g] for g in np.flatnonzero(result.scorecard.ranked)]
+        kept[view] = {label: encode(result.axis_codes[:, i, :]) for i, label in enumerate(labels)}
+    return kept
 
 
 def _samples(results: dict[ViewName, ViewResult]) -> Samples:
@@ -308,14 +330,16 @@ def score_pool(
     until: date | None = None,
     generated: str | None = None,
     prepared: Prepared | None = None,
+    keep_axes: bool = False,
 ) -> ScoredPool:
     """Score all six views of the cycles in scope: the document shaped as pool.json and the samples it drew.
 
     `cycles` holds one row per stored cycle (judged or not) of non-retracted contributors, with the columns
     scoring.CYCLE_COLUMNS. The bootstrap runs once: the samples are the draws the document's intervals come from.
     A caller that prepared the same cycles (for enrichment too) may pass `prepared` to spare preparing them again.
+    keep_axes also keeps every resample's adjusted axis values (ScoredPool.axis_samples), for the comparison page.
     """
     prepared = prepared or prepare(cycles, config, since, until)
-    results = _score_views(prepared, config, VIEWS)
+    results = _score_views(prepared, config, VIEWS, keep_axes)
     document = assemble_document(prepared, results, config, since=since, until=until, generated=generated)
-    return ScoredPool(document=document, samples=_samples(results))
+    return ScoredPool(document=document, samples=_samples(results), axis_samples=_axis_samples(results))

@@ -118,5 +118,10 @@ def finish(raw: FloatArray, evidence: FloatArray, pool: FloatArray, k: int = EVI
 
 def finish_adjusted_score(raw: FloatArray, evidence: FloatArray, pool: FloatArray, k: int = EVIDENCE_K) -> FloatArray:
     """Only scoreAdj: what the bootstrap needs per resample."""
-    tier_adj, _ = tiers(positions(log_distance(adjusted(raw, evidence, pool, k), pool)))
+    return score_of_adjusted(adjusted(raw, evidence, pool, k), pool)
+
+
+def score_of_adjusted(adj: FloatArray, pool: FloatArray) -> FloatArray:
+    """scoreAdj from adjusted values already computed (the bootstrap keeps them for per-axis comparisons)."""
+    tier_adj, _ = tiers(positions(log_distance(adj, pool)))
     return score(tier_adj)

@@ -6,10 +6,10 @@ from typing import Any
 
 from django.core.management import call_command
 from django.test import Client
-from pages.charts import OKABE_ITO, OTHER_COLOUR
-from pages.contexts import colours_of
 
 from lab import selectors, stats
+from pages.charts import OKABE_ITO, OTHER_COLOUR
+from pages.contexts import colours_of
 from tests.lab.conftest import AKITA
 
 DOT = re.compile(r'<circle cx="([\d.]+)" cy="([\d.]+)" r="5" fill="(#[0-9A-Fa-f]{6})"[^>]*><title>([^<]+)</title>')

@@ -1,0 +1,43 @@
+"""The comparison page's numbers: the score difference and A's advantage on each axis, each with its interval,
+from the samples the recompute stored (per-axis samples beside the score samples, of the same resamples, so
+the axes' intervals pair as the score's do). One query reads the four lists."""
+
+from typing import Any
+
+from rankings.comparisons import score_difference
+from rankings.selectors import stored_comparison_samples
+from scoring import Comparison
+from scoring.axis_samples import decode
+from scoring.compare_axes import AxisDifference, compare_axes_from_samples
+from scoring.shapes import AXIS_NAMES, number
+
+
+def _adjusted(group: dict[str, Any]) -> list[float | None]:
+    adj = group.get("adj") or {}
+    return [number(adj.get(name)) for name in AXIS_NAMES]
+
+
+def compared(
+    snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any]
+) -> tuple[Comparison | None, tuple[AxisDifference, ...], bool]:
+    """The score's comparison, every axis of A against B, and whether the snapshot held per-axis samples.
+
+    A snapshot published before they were kept (or whose samples a newer one has retired) gives the axes'
+    directions and factors without intervals, and False, so the page can say why.
+    """
+    samples_a, samples_b, text_a, text_b = stored_comparison_samples(
+        snapshot_id, view, str(group_a["label"]), str(group_b["label"])
+    )
+    comparison = score_difference(snapshot_id, view, group_a, group_b, read=(samples_a, samples_b))
+    logs_a, logs_b = decode(text_a), decode(text_b)
+    k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
+    kept = logs_a is not None and logs_b is not None and isinstance(k_a, int) and isinstance(k_b, int)
+    differences = compare_axes_from_samples(
+        adj_a=_adjusted(group_a),
+        adj_b=_adjusted(group_b),
+        logs_a=logs_a if kept else None,
+        logs_b=logs_b if kept else None,
+        contributors_a=k_a if isinstance(k_a, int) else 0,
+        contributors_b=k_b if isinstance(k_b, int) else 0,
+    )
+    return comparison, differences, kept

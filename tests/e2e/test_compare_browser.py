@@ -1,0 +1,44 @@
+"""The compare page in headless Chromium: its sentence and its axis table fit a phone and a laptop."""
+
+import pytest
+
+from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing, serve_demo
+
+pytestmark = BROWSER_TESTS
+
+# The axis table's box, whether it scrolls inside itself, and every cell's right edge.
+AXIS_TABLE = """() => {
+  const wrap = document.querySelector('table.axes-compared').closest('.table-wrap');
+  const cells = [...document.querySelectorAll('table.axes-compared td, table.axes-compared th')];
+  return {
+    scrolls: wrap.scrollWidth > wrap.clientWidth + 1,
+    right: Math.max(...cells.map(c => c.getBoundingClientRect().right)),
+    sentence: document.querySelector('#switch').getBoundingClientRect().right,
+  };
+}"""
+
+
+@pytest.fixture
+def site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
+    return serve_demo(live_server, count=1500)
+
+
+@pytest.mark.parametrize(("viewport", "name"), [(PHONE, "phone"), (DESKTOP, "desktop")])
+def test_the_comparison_fits_without_sideways_scrolling(
+    site: str, browser, viewport: dict[str, int], name: str
+) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=viewport, is_mobile=viewport is PHONE)
+    # Families: the demo's first and last family differ clearly on several axes.
+    page.goto(f"{site}/compare/?view=family")
+    options = page.locator("select[name=b] option").all_inner_texts()
+    page.select_option("select[name=b]", label=options[-1])
+    page.get_by_role("button", name="Compare").click()
+    page.wait_for_url("**/compare/**b=**")
+    assert page.locator("#switch").inner_text().startswith("Switching from A")
+    found = page.evaluate(AXIS_TABLE)
+    width = viewport["width"]
+    assert not found["scrolls"], "the axis table fits its box: no column hidden to the right"
+    assert found["right"] <= width and found["sentence"] <= width
+    assert overflowing(page, width) == []
+    page.screenshot(path=str(SCREENSHOTS / f"compare-axes-{name}.png"), full_page=True)
+    page.close()

@@ -10,12 +10,13 @@ import math
 import random
 import uuid
 from dataclasses import dataclass
+from typing import Any
 
 from django.db import transaction
 from django.utils import timezone
 
 from ingest.models import Contributor, Cycle, install_hash
-from ingest.services import store_made_cycles
+from ingest.services import store_made_facts
 from rankings.recompute import publish
 
 DEMO_SEED = 20261130
@@ -201,12 +202,10 @@ def store_demo_cycles(*, count: int = DEFAULT_CYCLES, seed: int = DEMO_SEED) -> 
     # Its people have been sending for months, as their cycles' days say: they count for the public-label rule.
     Contributor.objects.filter(is_demo=True).update(first_seen=now - DEMO_TENURE, last_seen=now)
     contributors = dict(zip(people_keys, existing, strict=False))
-    cycles = [
-        Cycle(contributor=contributors[person], generated=now, received_at=now, **fields)
-        for person, fields in demo_cycles(count=count, today=now.date(), seed=seed)
-    ]
-    store_made_cycles(cycles, batch_size=2000)
-    return len(cycles)
+    facts: dict[int, list[dict[str, Any]]] = {}
+    for person, fields in demo_cycles(count=count, today=now.date(), seed=seed):
+        facts.setdefault(contributors[person].id, []).append(fields)
+    return store_made_facts(facts, generated=now, now=now)
 
 
 def load_demo(*, count: int = DEFAULT_CYCLES, seed: int = DEMO_SEED) -> int:

@@ -1,7 +1,35 @@
+import os
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
 import pytest
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist each worker process gets a Redis database of its own (the next numbers after
+    REDIS_URL's), since the tests clear the cache and run Celery workers over it; the test database is
+    already per worker (pytest-django suffixes its name)."""
+    worker = os.environ.get("PYTEST_XDIST_WORKER", "")
+    if worker.startswith("gw") and worker[2:].isdigit():
+        _use_redis_database_offset(int(worker[2:]))
+
+
+def _use_redis_database_offset(offset: int) -> None:
+    from django.conf import settings
+
+    from pragmatikos.celery import app
+
+    if not settings.REDIS_URL or offset == 0:
+        return
+    parts = urlsplit(settings.REDIS_URL)
+    base = int(parts.path.strip("/") or 0)
+    url = urlunsplit(parts._replace(path=f"/{base + offset}"))
+    settings.REDIS_URL = url
+    settings.CELERY_BROKER_URL = url
+    settings.CACHES["default"]["LOCATION"] = url
+    app.conf.broker_url = url
+    os.environ["REDIS_URL"] = url
 
 
 @pytest.fixture(autouse=True)

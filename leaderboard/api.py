@@ -14,7 +14,7 @@ from ingest.throttles import address_digest
 from leaderboard.caching import etag_of, mark_cacheable, not_modified
 from leaderboard.selectors import latest_snapshot
 from leaderboard.services import WindowBusy, WindowLimited, scoped_document
-from leaderboard.windows import WindowError, read_days
+from leaderboard.windows import WindowError, read_days, read_harness
 from scoring.shapes import VIEWS
 
 # A day, or empty for no bound; the range moves with the clock, so it is said in words.
@@ -54,12 +54,19 @@ class PoolApi(APIView):
         parameters=[
             OpenApiParameter("since", DAY_PARAMETER, description=f"First day in scope (inclusive), {DAY_RANGE}."),
             OpenApiParameter("until", DAY_PARAMETER, description=f"Last day in scope (inclusive), {DAY_RANGE}."),
+            OpenApiParameter(
+                "harness",
+                str,
+                description="Only the cycles of this harness (one of meta.harnesses), the same method on them.",
+            ),
             RETRY_AFTER,
         ],
         responses={
             200: OpenApiResponse(POOL_DOCUMENT, description="The pool document: meta and the six views."),
             304: OpenApiResponse(None, description="Not modified since the ETag sent in If-None-Match."),
-            400: OpenApiResponse(ErrorSerializer, description="A parameter is not a day in range, or is unknown."),
+            400: OpenApiResponse(
+                ErrorSerializer, description="A parameter is not a day in range or a harness of the pool, or unknown."
+            ),
             429: OpenApiResponse(
                 ErrorSerializer, description="Too many new windows from this address (WINDOW_RATE_PER_ADDRESS)."
             ),
@@ -70,11 +77,12 @@ class PoolApi(APIView):
     )
     def get(self, request: Request) -> Response | HttpResponse:
         try:
-            if set(request.query_params) - {"since", "until"}:
-                raise WindowError("Unknown parameter: only since and until are accepted.")
+            if set(request.query_params) - {"since", "until", "harness"}:
+                raise WindowError("Unknown parameter: only since, until and harness are accepted.")
             since, until = read_days(
                 request.query_params.get("since"), request.query_params.get("until"), today=timezone.now().date()
             )
+            harness = read_harness(request.query_params.get("harness"))
         except WindowError as exc:
             return Response({"error": str(exc), "errors": []}, status=400)
         snapshot = latest_snapshot()
@@ -82,13 +90,17 @@ class PoolApi(APIView):
             response = Response({"error": "No ranking has been published yet.", "errors": []}, status=503)
             response["Retry-After"] = "60"
             return response
-        etag = etag_of(snapshot.id, since, until)
+        etag = etag_of(snapshot.id, since, until, harness)
         unchanged = not_modified(request._request, etag)
         if unchanged is not None:
             return unchanged
         requester = address_digest(request)
         try:
-            document = scoped_document(since=since, until=until, snapshot=snapshot, requester=requester)
+            document = scoped_document(
+                since=since, until=until, snapshot=snapshot, requester=requester, harness=harness
+            )
+        except WindowError as exc:  # a harness the pool does not show
+            return Response({"error": str(exc), "errors": []}, status=400)
         except WindowLimited as limited:
             refused = Response(
                 {

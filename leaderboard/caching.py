@@ -215,6 +215,11 @@ def mark_cacheable(response: HttpResponseBase, etag: str) -> None:
     patch_cache_control(response, public=True, max_age=CACHE_MAX_AGE)
 
 
+def kept(response: HttpResponse) -> bool:
+    """Whether a built page is kept for the snapshot: a 200 that did not say it will change (no-cache)."""
+    return response.status_code == 200 and "no-cache" not in response.get("Cache-Control", "")
+
+
 def cached_page(
     request: HttpRequest, page: str, parts: tuple[object, ...], build: Callable[[Lazy], HttpResponse]
 ) -> HttpResponse:
@@ -244,11 +249,11 @@ def cached_page(
             response = build(Lazy(snapshot_id))
         except NotFound as missing:
             response = not_found_page(str(missing))
-        if response.status_code == 200:
+        if kept(response):
             held = (response.status_code, response.content)
             soft_cache.set(key, held, PAGE_SECONDS)
             _remember(key, held)
-    if response.status_code == 200:
+    if kept(response):
         mark_cacheable(response, etag)
     response["X-Snapshot"] = str(snapshot_id)
     return response

@@ -4,6 +4,7 @@ The views fetch the snapshot and the view; these assemble the context; the templ
 """
 
 import json
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from django.conf import settings
 
 from leaderboard.caching import Published
 from leaderboard.charts import HistoryPoint, axis_strip, forest_plot, interval_bar, score_domain, sparkline
+from leaderboard.lenses import published_harnesses
 from leaderboard.presenters import (
     axis_rows,
     chosen_sort,
@@ -34,7 +36,7 @@ from leaderboard.presenters import (
 )
 from leaderboard.selectors import HistoryRow, scoring_config
 from leaderboard.verdict import verdict
-from leaderboard.windows import Window, window_query
+from leaderboard.windows import Window, lens_query, window_query
 from leaderboard.words import (
     ADJUSTED_ODDS_WORDS,
     AXES,
@@ -147,8 +149,10 @@ def leaderboard_context(
             "sorts": SORTS,
         }
     )
+    context.update(lens_context(window, []))
     if document is None:
         return context
+    context["harnesses"] = published_harnesses(document)
     view_doc = (document.get("views") or {}).get(view) or {}
     view_meta = view_doc.get("meta") or {}
     colours, legend = colours_of(view_doc, view)
@@ -190,6 +194,17 @@ def leaderboard_context(
         }
     )
     return context
+
+
+def lens_context(window: Window, lenses: list[Any]) -> dict[str, Any]:
+    """The harness lens a page is under (None: every harness), the part of its links that keeps it, and the
+    page's group under each harness (scopes.lens_scores)."""
+    return {
+        "lens": window.harness,
+        "lens_suffix": lens_query(window),
+        "every_harness_suffix": window_query(replace(window, harness=None)),
+        "lens_scores": lenses,
+    }
 
 
 def pairing_context(snapshot: Published, view_doc: dict[str, Any], *, view: str, label: str) -> dict[str, Any]:

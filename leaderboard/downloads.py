@@ -37,9 +37,12 @@ from django.utils.http import http_date, parse_etags
 from django.views.decorators.http import require_safe
 
 from core.times import iso_z
-from leaderboard import exports, presenters, words
-from leaderboard.caching import mark_cacheable, not_modified, page_etag, published_snapshot, serving_snapshot
+from ingest.throttles import address_digest
+from leaderboard import exports, http, presenters, words
+from leaderboard.caching import Lazy, mark_cacheable, not_modified, page_etag, serving_snapshot
 from leaderboard.http import chosen_view, not_found_page, render_page
+from leaderboard.scopes import page_scope, refused_page
+from leaderboard.windows import WINDOW_PARAMETERS, read_window
 from scoring.shapes import PAIRING_VIEWS
 
 # How soon to ask again while the newest snapshot's export is being written.
@@ -362,19 +365,24 @@ def rankings_csv(request: HttpRequest) -> HttpResponse:
     view = chosen_view(request)
     if view is None:
         return not_found_page("There is no such view.")
+    # The pages' window (days and harness), so the link under a table downloads that table.
+    window = read_window({name: http.param(request, name) for name in WINDOW_PARAMETERS}, today=timezone.now().date())
     _, snapshot_id = serving_snapshot()
     if snapshot_id == 0:
         return not_found_page("Nothing is ranked yet.")
-    etag = page_etag(request, snapshot_id, "rankings.csv", view)
+    etag = page_etag(request, snapshot_id, "rankings.csv", view, window.since, window.until)
     unchanged = not_modified(request, etag)
     if unchanged is not None:
         unchanged["X-Snapshot"] = str(snapshot_id)
         return unchanged
-    snapshot = published_snapshot(snapshot_id)
-    if snapshot is None:
+    scope = page_scope(window, Lazy(snapshot_id), address_digest(request))
+    if scope.refused:
+        return refused_page(scope)
+    if scope.document is None:
         return not_found_page("Nothing is ranked yet.")
-    view_doc = (snapshot.document.get("views") or {}).get(view) or {}
+    view_doc = (scope.document.get("views") or {}).get(view) or {}
+    scoped = "".join(f"-{part}" for part in (window.harness, window.since, window.until) if part)
     response = HttpResponse(rankings_body(view, view_doc), content_type="text/csv; charset=utf-8")
-    _stamp(response, snapshot_id=snapshot.id, kind=f"rankings-{view}")
+    _stamp(response, snapshot_id=snapshot_id, kind=f"rankings-{view}{scoped}")
     mark_cacheable(response, etag)
     return response

@@ -17,6 +17,7 @@ from ingest.models import Contributor
 from ingest.throttles import admit
 from leaderboard import caching, exports, soft_cache
 from leaderboard.coordination import coordinator, exclusive
+from leaderboard.lenses import HARNESSES_KEY, check_harness, published_harnesses, shown_harnesses
 from leaderboard.models import GroupScore, NameDecision, Snapshot
 from leaderboard.presenters import number
 from leaderboard.public_names import name_decisions
@@ -28,7 +29,7 @@ from leaderboard.selectors import (
     snapshot_document,
     stored_samples,
 )
-from leaderboard.windows import PRESET_DAYS, preset_window
+from leaderboard.windows import PRESET_DAYS, preset_window, scope_key
 from scoring import (
     Comparison,
     GroupNotRanked,
@@ -135,6 +136,7 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
     enrich_document(
         document, frame, config, prepared=prepared
     )  # B3 and rank stability; never raises, says what it could not do
+    document["meta"][HARNESSES_KEY] = shown_harnesses(decisions)  # the lenses ?harness= may choose
     log.info("recompute: scored in %.1f s", time.perf_counter() - started)
     snapshot = _publish(
         document=document,
@@ -312,21 +314,29 @@ def _claim_window(key: str, requester: str) -> list[str] | None:
 
 
 def scoped_document(
-    *, since: dt.date | None, until: dt.date | None, snapshot: Snapshot | None = None, requester: str = ""
+    *,
+    since: dt.date | None,
+    until: dt.date | None,
+    snapshot: Snapshot | None = None,
+    requester: str = "",
+    harness: str | None = None,
 ) -> dict[str, Any] | None:
-    """Rankings for a day window, computed on demand and cached per snapshot.
+    """Rankings for a window (days; one `harness`'s cycles when given), computed on demand and cached per snapshot.
 
-    None when nothing has been published yet. The all-time window is the snapshot itself. A window not
-    yet computed costs its `requester` (a keyed digest of the client's address) one of its
+    None when nothing has been published yet. The all-time window of every harness is the snapshot itself; a
+    harness the snapshot does not show raises UnknownHarness (a WindowError) before anything is counted.
+    A window not yet computed costs its `requester` (a keyed digest of the client's address) one of its
     WINDOW_RATE_PER_ADDRESS and one of WINDOW_SLOTS; raises WindowLimited past the rate and WindowBusy when
     no slot is free, this window is computing, or this requester already computes another.
     """
     snapshot = snapshot or latest_snapshot()
     if snapshot is None:
         return None
-    if since is None and until is None:
+    if harness is not None:
+        check_harness(snapshot.document, harness)
+    if since is None and until is None and harness is None:
         return snapshot_document(snapshot)
-    key = f"scoped:{snapshot.id}:{since}:{until}"
+    key = scope_key(snapshot.id, since, until, harness)
     document: dict[str, Any] | None = soft_cache.get(key)
     if document is not None:
         return document
@@ -345,14 +355,19 @@ def scoped_document(
         if not _window_lock.acquire(blocking=False):
             raise WindowBusy from None
     try:
-        frame = cycles_frame(since=since, until=until, decisions=snapshot.name_decisions)
+        frame = cycles_frame(since=since, until=until, decisions=snapshot.name_decisions, harness=harness)
         config = scoring_config()
-        document = score_pool(frame, config, since=since, until=until, generated=iso_z(snapshot.created_at)).document
+        scored = score_pool(frame, config, since=since, until=until, generated=iso_z(snapshot.created_at))
+        document = scored.document
         enrich_document(document, frame, config, since=since, until=until)
         meta = dict(document.get("meta", {}))
         meta["snapshot"] = str(snapshot.id)
         meta["demo"] = snapshot.is_demo
+        meta["harness"] = harness
+        meta[HARNESSES_KEY] = published_harnesses(snapshot.document)
         document["meta"] = meta
+        # The samples first: whoever finds the document may ask for them (compare).
+        soft_cache.set(f"{key}:samples", scored.samples, SCOPED_CACHE_SECONDS)
         soft_cache.set(key, document, SCOPED_CACHE_SECONDS)
     finally:
         if claimed is None:

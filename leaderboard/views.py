@@ -22,20 +22,29 @@ from ingest.throttles import ThrottleUnavailableError, address_digest, address_w
 from leaderboard import contexts, downloads, presenters, selectors, services, words
 from leaderboard.caching import Lazy, Published, cached_page, published_snapshot, serving_snapshot
 from leaderboard.http import NotFound, chosen_view, not_found_page, param, render_page
-from leaderboard.windows import Window, read_window
+from leaderboard.scopes import lens_difference, lens_scores, page_scope, partial_if_pending, refused_page
+from leaderboard.windows import WINDOW_PARAMETERS, Window, read_window
 
 HISTORY_POINTS = 60
 NO_SUCH_VIEW = "There is no such view."
 
 
-def published_view(snapshot: Published | None, view: str) -> tuple[Published, dict[str, Any]]:
-    """The published snapshot and one view of it; NotFound when there is none or no such view."""
+def published_view(
+    snapshot: Published | None, view: str, document: dict[str, Any] | None = None
+) -> tuple[Published, dict[str, Any]]:
+    """The published snapshot and one view of it (of `document`, a window's, when given); NotFound when there is
+    none or no such view."""
     if snapshot is None:
         raise NotFound("Nothing is ranked yet.")
     try:
-        return snapshot, presenters.view_document(snapshot.document, view)
+        return snapshot, presenters.view_document(document or snapshot.document, view)
     except presenters.UnknownGroup:
         raise NotFound(NO_SUCH_VIEW) from None
+
+
+def lens_of(request: HttpRequest) -> Window:
+    """The harness lens of a page about one or two groups (all time: their pages take no days)."""
+    return read_window({"harness": param(request, "harness")}, today=timezone.now().date())
 
 
 @require_safe
@@ -43,44 +52,21 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     view = chosen_view(request)
     if view is None:
         return not_found_page(NO_SUCH_VIEW)
-    window = read_window(
-        {name: param(request, name) for name in ("window", "since", "until")}, today=timezone.now().date()
-    )
+    window = read_window({name: param(request, name) for name in WINDOW_PARAMETERS}, today=timezone.now().date())
     sort = presenters.chosen_sort(param(request, "sort"))
 
     def build(load: Lazy) -> HttpResponse:
-        shown, snapshot, document = window, None, None
-        status, retry_after = (400 if window.error else 200), 0
-        if window.is_all_time or window.error:
-            snapshot = load()
-        else:
-            try:
-                document = services.scoped_document(
-                    since=window.since, until=window.until, requester=address_digest(request)
-                )
-            except services.WindowLimited as limited:
-                error = f"Too many new windows from your address; try again in {limited.retry_after} seconds."
-                shown, snapshot, status, retry_after = (
-                    Window(window.name, error=error),
-                    load(),
-                    429,
-                    limited.retry_after,
-                )
-            except services.WindowBusy as busy:
-                # Not cached (only 200s are): the next visit finds the window computed.
-                error = "Another window is being computed; reload in a few seconds."
-                shown, snapshot, status, retry_after = Window(window.name, error=error), load(), 503, busy.retry_after
-        if snapshot is not None:
-            document = snapshot.document
-        context = contexts.leaderboard_context(snapshot, document, view=view, window=shown, sort=sort)
+        scope = page_scope(window, load, address_digest(request))
+        document = scope.document
+        context = contexts.leaderboard_context(scope.snapshot, document, view=view, window=scope.window, sort=sort)
         if document is None:
             return render_page("leaderboard/leaderboard.html", context)
-        response = render_page("leaderboard/leaderboard.html", context, status=status)
-        if status in (429, 503):
-            response["Retry-After"] = str(retry_after)
+        response = render_page("leaderboard/leaderboard.html", context, status=scope.status)
+        if scope.status in (429, 503):
+            response["Retry-After"] = str(scope.retry_after)
         return response
 
-    parts = (view, window.name, window.since, window.until, bool(window.error), sort)
+    parts = (view, window.name, window.since, window.until, bool(window.error), sort, window.harness)
     return cached_page(request, "leaderboard", parts, build)
 
 
@@ -90,22 +76,29 @@ def pairing(request: HttpRequest) -> HttpResponse:
     if view is None:
         return not_found_page(NO_SUCH_VIEW)
     label = param(request, "label")
+    window = lens_of(request)
 
     def build(load: Lazy) -> HttpResponse:
-        snapshot, view_doc = published_view(load(), view)
+        scope = page_scope(window, load, address_digest(request))
+        if scope.refused:
+            return refused_page(scope)
+        snapshot, view_doc = published_view(scope.snapshot or load(), view, scope.document)
         context = contexts.pairing_context(snapshot, view_doc, view=view, label=label)
+        lenses = lens_scores(snapshot.id, snapshot.document, window, view, label)
+        context.update(contexts.lens_context(window, lenses))
         try:
             group = presenters.find_group(view_doc, label)
         except presenters.UnknownGroup:
             provisional = contexts.provisional_context(view_doc, label)
             if provisional is None:
                 raise NotFound(f"No group of that name in the view {words.VIEW_TITLES[view]}.") from None
-            return render_page("leaderboard/provisional.html", context | provisional)
-        history = selectors.score_history(view, label, points=HISTORY_POINTS)
+            return partial_if_pending(render_page("leaderboard/provisional.html", context | provisional), lenses)
+        # The score history is of the published snapshots: the whole pool's.
+        history = selectors.score_history(view, label, points=HISTORY_POINTS) if window.is_snapshot else []
         context.update(contexts.group_context(group, view_doc, view=view, label=label, history=history))
-        return render_page("leaderboard/pairing.html", context)
+        return partial_if_pending(render_page("leaderboard/pairing.html", context), lenses)
 
-    return cached_page(request, "pairing", (view, label), build)
+    return cached_page(request, "pairing", (view, label, window.harness, window.error), build)
 
 
 @require_safe
@@ -114,10 +107,16 @@ def compare(request: HttpRequest) -> HttpResponse:
     if view is None:
         return not_found_page(NO_SUCH_VIEW)
     label_a, label_b = param(request, "a"), param(request, "b")
+    window = lens_of(request)
 
     def build(load: Lazy) -> HttpResponse:
-        snapshot, view_doc = published_view(load(), view)
+        scope = page_scope(window, load, address_digest(request))
+        if scope.refused:
+            return refused_page(scope)
+        snapshot, view_doc = published_view(scope.snapshot or load(), view, scope.document)
         context = contexts.compare_context(snapshot, view_doc, view=view)
+        context.update(contexts.lens_context(window, []))
+        context["tab_suffix"] = context["lens_suffix"]
         chosen_a, chosen_b = contexts.compared_labels(view_doc, label_a, label_b)
         if not chosen_a or not chosen_b:
             return render_page("leaderboard/compare.html", context | {"a": None, "b": None})
@@ -125,11 +124,16 @@ def compare(request: HttpRequest) -> HttpResponse:
             group_a, group_b = presenters.find_group(view_doc, chosen_a), presenters.find_group(view_doc, chosen_b)
         except presenters.UnknownGroup:
             raise NotFound(f"No such group in the view {words.VIEW_TITLES[view]}.") from None
-        difference = None if chosen_a == chosen_b else services.score_difference(snapshot.id, view, group_a, group_b)
+        if chosen_a == chosen_b:
+            difference = None
+        elif window.is_snapshot:
+            difference = services.score_difference(snapshot.id, view, group_a, group_b)
+        else:
+            difference = lens_difference(snapshot.id, window, view, group_a, group_b)
         context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
         return render_page("leaderboard/compare.html", context)
 
-    return cached_page(request, "compare", (view, label_a, label_b), build)
+    return cached_page(request, "compare", (view, label_a, label_b, window.harness, window.error), build)
 
 
 def words_page(template: str, page: str, with_downloads: bool = False) -> Callable[[HttpRequest], HttpResponse]:

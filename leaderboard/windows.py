@@ -1,13 +1,17 @@
-"""Day windows of a ranking: the pages' presets and custom days, and pool.json's since/until.
+"""Windows of a ranking: the pages' presets and custom days, pool.json's since/until, and a harness lens.
 
 One parser of days for both. The contract accepts no cycle before its first day or after tomorrow,
-so no window reaching outside those days could differ from one inside them.
+so no window reaching outside those days could differ from one inside them. A window may also narrow
+the pool to one harness's cycles (?harness=); whether the pool has that harness is the snapshot's to say
+(leaderboard.lenses), so here only its shape is read.
 """
 
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Final
 from urllib.parse import urlencode
+
+from pragmatikos_contract.values import TOKEN_RE
 
 from ingest.contract import FIRST_DAY
 
@@ -49,42 +53,81 @@ def read_days(since_raw: str | None, until_raw: str | None, *, today: date) -> t
     return since, until
 
 
+def read_harness(raw: str | None) -> str | None:
+    """A harness parameter: a harness name as the contract spells one, None when absent or empty."""
+    if raw is None or raw == "":
+        return None
+    if TOKEN_RE.fullmatch(raw) is None:
+        raise WindowError("harness must be the name of a harness of this pool, for example opencode.")
+    return raw
+
+
 @dataclass(frozen=True)
 class Window:
-    """A window the pages show: its name (all, 90, 30, custom), its days, or why it cannot be shown."""
+    """A window the pages show: its name (all, 90, 30, custom), its days, the harness whose cycles it holds
+    (None: every harness), or why it cannot be shown."""
 
     name: str
     since: date | None = None
     until: date | None = None
     error: str = ""
+    harness: str | None = None
 
     @property
     def is_all_time(self) -> bool:
         return self.since is None and self.until is None
 
+    @property
+    def is_snapshot(self) -> bool:
+        """Whether the window is the published snapshot itself: all time, every harness."""
+        return self.is_all_time and self.harness is None
+
 
 def read_window(params: dict[str, str], *, today: date) -> Window:
-    """The pages' window from ?window=all|90|30|custom (&since=&until= for custom); an unknown name is all time."""
+    """The pages' window from ?window=all|90|30|custom (&since=&until= for custom) and ?harness=; an unknown
+    window name is all time."""
+    try:
+        harness = read_harness(params.get("harness"))
+    except WindowError as error:
+        return Window("all", error=str(error))
     name = params.get("window", "all")
     if name in WINDOW_NAMES[1:-1]:
         first, last = preset_window(int(name), today=today)
-        return Window(name, since=first, until=last)
+        return Window(name, since=first, until=last, harness=harness)
     if name != "custom":
-        return Window("all")
+        return Window("all", harness=harness)
     try:
         since, until = read_days(params.get("since"), params.get("until"), today=today)
     except WindowError as error:
-        return Window("custom", error=str(error))
+        return Window("custom", error=str(error), harness=harness)
     if since is None and until is None:
-        return Window("custom", error="Give a start day, an end day or both.")
-    return Window("custom", since=since, until=until)
+        return Window("custom", error="Give a start day, an end day or both.", harness=harness)
+    return Window("custom", since=since, until=until, harness=harness)
+
+
+# The query parameters read_window reads.
+WINDOW_PARAMETERS: Final = ("window", "since", "until", "harness")
 
 
 def window_query(window: Window) -> str:
-    """The window's part of a tab link, so switching views keeps the window."""
-    if window.is_all_time or window.error:
+    """The window's part of a tab link, so switching views keeps the window (and its harness)."""
+    if window.error:
         return ""
-    query = {"window": window.name}
-    if window.name == "custom":
-        query.update({k: str(v) for k, v in (("since", window.since), ("until", window.until)) if v})
-    return "&" + urlencode(query)
+    query = {}
+    if not window.is_all_time:
+        query["window"] = window.name
+        if window.name == "custom":
+            query.update({k: str(v) for k, v in (("since", window.since), ("until", window.until)) if v})
+    if window.harness:
+        query["harness"] = window.harness
+    return "&" + urlencode(query) if query else ""
+
+
+def lens_query(window: Window) -> str:
+    """The harness part of a link to a pairing or a comparison, so following one keeps the lens."""
+    return "&" + urlencode({"harness": window.harness}) if window.harness and not window.error else ""
+
+
+def scope_key(snapshot_id: int, since: date | None, until: date | None, harness: str | None = None) -> str:
+    """The one cache key of a window (days and harness) of one snapshot; its samples are kept at key + ":samples"."""
+    return f"scoped:{snapshot_id}:{since}:{until}" + (f":harness={harness}" if harness else "")

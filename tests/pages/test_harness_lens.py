@@ -1,0 +1,289 @@
+"""The harness as a lens: every ranking, pool.json, rankings.csv, the pairing page and compare on one harness's
+cycles, scored by the same method and computed, throttled and cached like the day windows."""
+
+import csv
+import datetime as dt
+import io
+from typing import Any
+
+import pandas as pd
+import pytest
+from django.core.cache import cache
+from django.db import connection
+from django.test import Client, override_settings
+from django.test.utils import CaptureQueriesContext
+
+from ingest.keys import keyed_digest
+from leaderboard import services
+from leaderboard.models import Snapshot
+from leaderboard.selectors import scoring_config
+from leaderboard.windows import scope_key
+from scoring import compare_groups, score_pool
+from tests.cycles import drawn_cycles
+from tests.cycles.frames import cycle_frame
+from tests.cycles.stored import make_contributor, store_cycles
+from tests.pages.conftest import row_labels
+
+pytestmark = pytest.mark.django_db
+
+STRONG, WEAK = ("claude-opus-4.8", "claude-opus-4.8"), ("claude-fable-5", "grok-4.6")
+LABEL_STRONG, LABEL_WEAK = "claude-opus-4.8 → claude-opus-4.8", "claude-fable-5 → grok-4.6"
+# Under claude-code the first pairing ships far more often; under codex the second does.
+SHIP_RATES = {"claude-code": {STRONG: 0.9, WEAK: 0.2}, "codex": {STRONG: 0.2, WEAK: 0.9}}
+FIRST_DAY = dt.date(2026, 6, 1)
+SPLIT_DAY = dt.date(2026, 7, 1)
+
+
+# Every stored cycle of the fixture, with its contributor's id: the frame the tests score directly.
+Made = list[dict[str, Any]]
+
+
+@pytest.fixture
+def made() -> Made:
+    return []
+
+
+@pytest.fixture
+def snapshot(made: Made) -> Snapshot:
+    """Three contributors, each with both pairings under both harnesses; the harnesses rank them oppositely."""
+    for person in range(3):
+        contributor = make_contributor()
+        mine: Made = []
+        for h, (harness, rates) in enumerate(SHIP_RATES.items()):
+            for p, (pairing, rate) in enumerate(rates.items()):
+                offset = 1000 * (4 * person + 2 * h + p)
+                drawn = drawn_cycles(
+                    24, pairings=(pairing,), ship_rate=rate, seed=offset + 7, start_day=FIRST_DAY, key_offset=offset
+                )
+                mine += [{**cycle, "harness": harness} for cycle in drawn]
+        store_cycles(contributor, mine)
+        made += [{**cycle, "contributor": contributor.id} for cycle in mine]
+    published = services.recompute_snapshot()
+    assert published is not None
+    return published
+
+
+def lens_frame(made: Made, harness: str) -> pd.DataFrame:
+    """The scorer's frame of the harness's cycles, made from the fixture's own rows (not read back)."""
+    return cycle_frame(cycle for cycle in made if cycle["harness"] == harness)
+
+
+def expected(made: Made, harness: str, since: dt.date | None = None) -> dict[str, Any]:
+    """The same method run directly on the harness's cycles."""
+    return score_pool(lens_frame(made, harness), scoring_config(), since=since).document
+
+
+def scores(document: dict[str, Any], view: str) -> dict[str, tuple[float, Any]]:
+    return {g["label"]: (g["scoreAdj"], g.get("ci")) for g in document["views"][view]["groups"]}
+
+
+def order(document: dict[str, Any], view: str) -> list[str]:
+    return [g["label"] for g in document["views"][view]["groups"]]
+
+
+def assert_same_scores(found: dict[str, Any], wanted: dict[str, Any]) -> None:
+    for view in wanted["views"]:
+        got, want = scores(found, view), scores(wanted, view)
+        assert got.keys() == want.keys(), view
+        for label, (score, ci) in want.items():
+            assert got[label][0] == pytest.approx(score, abs=1e-9), (view, label)
+            assert (got[label][1] is None) == (ci is None)
+            if ci is not None:
+                assert got[label][1] == pytest.approx(ci, abs=1e-9), (view, label)
+
+
+def test_pool_json_ranks_one_harnesss_cycles_by_the_same_method(snapshot: Snapshot, made: Made, client: Client) -> None:
+    lenses = {}
+    for harness in SHIP_RATES:
+        answer = client.get("/api/v1/pool.json", {"harness": harness})
+        assert answer.status_code == 200, answer.content
+        body = answer.json()
+        assert body["meta"]["harness"] == harness
+        assert body["meta"]["harnesses"] == sorted(SHIP_RATES)
+        assert_same_scores(body, expected(made, harness))
+        lenses[harness] = body
+    assert order(lenses["claude-code"], "modelCombo") == [LABEL_STRONG, LABEL_WEAK]
+    assert order(lenses["codex"], "modelCombo") == [LABEL_WEAK, LABEL_STRONG]
+    assert client.get("/api/v1/pool.json").json()["meta"]["harnesses"] == ["claude-code", "codex"]
+
+
+def test_a_lens_combines_with_a_day_window(snapshot: Snapshot, made: Made, client: Client) -> None:
+    answer = client.get("/api/v1/pool.json", {"harness": "codex", "since": SPLIT_DAY.isoformat()})
+    assert answer.status_code == 200
+    wanted = expected(made, "codex", since=SPLIT_DAY)
+    assert wanted["meta"]["judged"] < expected(made, "codex")["meta"]["judged"], "the window cuts cycles"
+    assert answer.json()["meta"]["judged"] == wanted["meta"]["judged"]
+    assert_same_scores(answer.json(), wanted)
+
+    custom = {"window": "custom", "since": SPLIT_DAY.isoformat(), "harness": "codex"}
+    page = client.get("/", {"view": "modelCombo", **custom})
+    assert page.status_code == 200
+    html = page.content.decode()
+    assert row_labels(html) == order(wanted, "modelCombo")
+    assert "Harness lens" in html and f'value="{SPLIT_DAY.isoformat()}"' in html
+
+
+def test_the_front_page_offers_the_harnesses_and_says_which_lens_is_on(
+    snapshot: Snapshot, made: Made, client: Client
+) -> None:
+    plain = client.get("/").content.decode()
+    assert '<option value="claude-code">' in plain and '<option value="codex">' in plain
+    assert "Harness lens" not in plain
+
+    html = client.get("/", {"harness": "claude-code"}).content.decode()
+    assert "Harness lens: only cycles recorded with <strong>claude-code</strong>" in html
+    assert '<option value="claude-code" selected>' in html
+    wanted = expected(made, "claude-code")
+    assert row_labels(html) == order(wanted, "modelCombo")
+    first = wanted["views"]["modelCombo"]["groups"][0]
+    assert f'<span class="score-num">{first["scoreAdj"]:,.1f}</span>' in html
+    # Tabs, rows and downloads keep the lens.
+    assert "?view=family&amp;harness=claude-code" in html
+    assert "label=claude-opus-4.8+%E2%86%92+claude-opus-4.8&amp;harness=claude-code" in html
+    assert "rankings.csv?view=modelCombo&amp;harness=claude-code" in html
+
+
+def test_rankings_csv_holds_the_lenss_numbers(snapshot: Snapshot, made: Made, client: Client) -> None:
+    answer = client.get("/data/rankings.csv", {"view": "modelCombo", "harness": "codex"})
+    assert answer.status_code == 200
+    assert "codex" in answer["Content-Disposition"]
+    rows = list(csv.DictReader(io.StringIO(answer.content.decode())))
+    wanted = scores(expected(made, "codex"), "modelCombo")
+    ranked = {row["label"]: float(row["score_adj"]) for row in rows if row["status"] == "ranked"}
+    assert ranked.keys() == wanted.keys()
+    for label, (score, _) in wanted.items():
+        assert ranked[label] == pytest.approx(score, abs=1e-9)
+
+
+@pytest.mark.parametrize("harness", ["aider", "nope", "Not A Name!", "(other)", "x" * 400])
+def test_a_harness_the_pool_does_not_show_gets_400_naming_the_parameter(
+    snapshot: Snapshot, client: Client, harness: str
+) -> None:
+    api = client.get("/api/v1/pool.json", {"harness": harness})
+    assert api.status_code == 400 and "harness" in api.json()["error"]
+    pages = [
+        ("/", {"harness": harness}),
+        ("/", {"harness": harness, "window": "30"}),
+        ("/pairing/", {"view": "modelCombo", "label": LABEL_STRONG, "harness": harness}),
+        ("/compare/", {"view": "modelCombo", "harness": harness}),
+        ("/data/rankings.csv", {"view": "modelCombo", "harness": harness}),
+    ]
+    for path, params in pages:
+        answer = client.get(path, params)
+        assert answer.status_code == 400, (path, params)
+        assert "harness" in answer.content.decode(), (path, params)
+        assert "ETag" not in answer
+
+
+@pytest.mark.public_labels
+def test_a_harness_folded_into_other_is_neither_offered_nor_accepted_nor_named(client: Client) -> None:
+    hidden = "acme-internal-harness"
+    seasoned = dt.timedelta(days=2)
+    for person in range(2):
+        made = drawn_cycles(24, pairings=(STRONG, WEAK), seed=person, key_offset=1000 * person)
+        store_cycles(make_contributor(seen_for=seasoned), [{**cycle, "harness": "codex"} for cycle in made])
+    lone = drawn_cycles(24, pairings=(STRONG,), seed=9, key_offset=9000)
+    store_cycles(make_contributor(seen_for=seasoned), [{**cycle, "harness": hidden} for cycle in lone])
+    assert services.recompute_snapshot() is not None
+
+    assert client.get("/api/v1/pool.json").json()["meta"]["harnesses"] == ["codex"]
+    for path, params in [("/api/v1/pool.json", {}), ("/", {"view": "modelCombo"}), ("/data/rankings.csv", {})]:
+        answer = client.get(path, {**params, "harness": hidden})
+        assert answer.status_code == 400
+        assert hidden not in answer.content.decode()
+    assert hidden not in client.get("/").content.decode()
+
+
+def cycle_reads(queries: CaptureQueriesContext) -> int:
+    return sum("COPY" in query["sql"] for query in queries.captured_queries)
+
+
+def test_a_lens_is_computed_once_per_snapshot_and_cached_like_a_window(
+    snapshot: Snapshot, made: Made, client: Client
+) -> None:
+    with CaptureQueriesContext(connection) as first:
+        assert client.get("/api/v1/pool.json", {"harness": "codex"}).status_code == 200
+    assert cycle_reads(first) == 1
+    assert cache.get(scope_key(snapshot.id, None, None, "codex")) is not None
+    # Again through the API, and through the pages (whose own caches are cold): no second computation.
+    with CaptureQueriesContext(connection) as again:
+        assert client.get("/api/v1/pool.json", {"harness": "codex"}).status_code == 200
+        assert client.get("/", {"harness": "codex"}).status_code == 200
+        assert client.get("/data/rankings.csv", {"harness": "codex"}).status_code == 200
+        assert client.get("/compare/", {"view": "modelCombo", "harness": "codex"}).status_code == 200
+    assert cycle_reads(again) == 0
+
+
+@override_settings(WINDOW_RATE_PER_ADDRESS="1/hour")
+def test_new_lenses_count_against_the_addresss_rate_of_new_windows(
+    snapshot: Snapshot, made: Made, client: Client
+) -> None:
+    assert client.get("/api/v1/pool.json", {"harness": "codex"}).status_code == 200
+    refused = client.get("/api/v1/pool.json", {"harness": "claude-code"})
+    assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
+    page = client.get("/", {"harness": "claude-code"})
+    assert page.status_code == 429
+    assert client.get("/api/v1/pool.json", {"harness": "codex"}).status_code == 200, "a computed lens costs nothing"
+
+
+@override_settings(WINDOW_SLOTS=1)
+def test_a_lens_waits_for_a_slot_like_any_window(snapshot: Snapshot, made: Made, client: Client) -> None:
+    held = services._claim_window("elsewhere", keyed_digest("address", "10.0.0.9"))
+    assert held is not None
+    try:
+        answer = client.get("/api/v1/pool.json", {"harness": "codex"})
+        assert answer.status_code == 503 and answer["Retry-After"]
+        assert (
+            client.get("/pairing/", {"view": "modelCombo", "label": LABEL_STRONG, "harness": "codex"}).status_code
+            == 503
+        )
+    finally:
+        for taken in held:
+            services.soft_cache.delete(taken)
+    assert client.get("/api/v1/pool.json", {"harness": "codex"}).status_code == 200
+
+
+def test_the_pairing_page_shows_the_pairing_under_each_computed_harness(
+    snapshot: Snapshot, made: Made, client: Client
+) -> None:
+    page = "/pairing/"
+    params = {"view": "modelCombo", "label": LABEL_STRONG}
+    cold = client.get(page, params)
+    html = cold.content.decode()
+    assert cold.status_code == 200 and "Under each harness" in html
+    assert html.count("not computed yet") == 2
+    assert "label=claude-opus-4.8+%E2%86%92+claude-opus-4.8&amp;harness=codex" in html
+    assert "ETag" not in cold, "a page that will change once a lens is computed is not kept"
+    # Viewing it started no computation.
+    assert all(cache.get(scope_key(snapshot.id, None, None, name)) is None for name in SHIP_RATES)
+
+    lensed = client.get(page, {**params, "harness": "codex"})
+    assert lensed.status_code == 200
+    assert "Harness lens: only cycles recorded with <strong>codex</strong>" in lensed.content.decode()
+    assert client.get("/api/v1/pool.json", {"harness": "claude-code"}).status_code == 200
+
+    warm = client.get(page, params)
+    html = warm.content.decode()
+    assert "not computed yet" not in html and "ETag" in warm
+    for harness in SHIP_RATES:
+        group = next(g for g in expected(made, harness)["views"]["modelCombo"]["groups"] if g["label"] == LABEL_STRONG)
+        lo, hi = group["ci"]
+        assert f'<span class="score-num">{group["scoreAdj"]:,.1f}</span>' in html
+        assert f"interval {lo:,.0f}–{hi:,.0f}</span>, {group['contributors']} contributors" in html
+
+
+def test_compare_under_a_lens_takes_the_difference_from_the_lenss_resamples(
+    snapshot: Snapshot, made: Made, client: Client
+) -> None:
+    answer = client.get(
+        "/compare/", {"view": "modelCombo", "a": LABEL_STRONG, "b": LABEL_WEAK, "harness": "claude-code"}
+    )
+    assert answer.status_code == 200
+    html = answer.content.decode()
+    wanted = compare_groups(
+        lens_frame(made, "claude-code"), scoring_config(), view="modelCombo", label_a=LABEL_STRONG, label_b=LABEL_WEAK
+    )
+    assert wanted.difference is not None and wanted.difference > 0
+    assert f'A − B = <span class="score-num">+{wanted.difference:.1f}</span>' in html
+    assert wanted.lo is not None and f"interval +{wanted.lo:.1f}" in html
+    assert '<input type="hidden" name="harness" value="claude-code">' in html

@@ -244,17 +244,22 @@ def _queue_window_warming(snapshot_id: int) -> None:
 
 
 def warm_windows(*, snapshot_id: int) -> None:
-    """Compute the 90- and 30-day windows of a new snapshot before visitors ask for them."""
+    """Compute the 90- and 30-day windows of a new snapshot, and its all-time lens of each harness when it has
+    several (the pairing page shows them side by side), before visitors ask for them."""
     snapshot = latest_snapshot()
     if snapshot is None or snapshot.id != snapshot_id:
         return  # a newer snapshot has its own warming queued
     today = timezone.now().date()
-    for days in PRESET_DAYS:
-        since, until = preset_window(days, today=today)
+    harnesses = published_harnesses(snapshot.document)
+    scopes = [(*preset_window(days, today=today), None) for days in PRESET_DAYS]
+    scopes += [(None, None, harness) for harness in harnesses] if len(harnesses) > 1 else []
+    for since, until, harness in scopes:
         try:
-            scoped_document(since=since, until=until, snapshot=snapshot)
+            scoped_document(since=since, until=until, snapshot=snapshot, harness=harness)
         except WindowBusy:
-            log.info("warming: a %d-day window waits for a visitor; another window is computing", days)
+            log.info(
+                "warming: a window waits for a visitor (%s to %s, %s); another is computing", since, until, harness
+            )
 
 
 # ---------------------------------------------------------------- day windows, computed on demand

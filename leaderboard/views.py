@@ -23,7 +23,7 @@ from leaderboard import contexts, downloads, presenters, selectors, services, wo
 from leaderboard.caching import Lazy, Published, cached_page, published_snapshot, serving_snapshot
 from leaderboard.http import NotFound, chosen_view, not_found_page, param, render_page
 from leaderboard.scopes import lens_difference, lens_scores, page_scope, partial_if_pending, refused_page
-from leaderboard.windows import WINDOW_PARAMETERS, Window, read_window
+from leaderboard.windows import WINDOW_PARAMETERS, Window, lens_parts, read_window
 
 HISTORY_POINTS = 60
 NO_SUCH_VIEW = "There is no such view."
@@ -66,7 +66,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             response["Retry-After"] = str(scope.retry_after)
         return response
 
-    parts = (view, window.name, window.since, window.until, bool(window.error), sort, window.harness)
+    parts = (view, window.name, window.since, window.until, bool(window.error), sort, *lens_parts(window))
     return cached_page(request, "leaderboard", parts, build)
 
 
@@ -98,7 +98,7 @@ def pairing(request: HttpRequest) -> HttpResponse:
         context.update(contexts.group_context(group, view_doc, view=view, label=label, history=history))
         return partial_if_pending(render_page("leaderboard/pairing.html", context), lenses)
 
-    return cached_page(request, "pairing", (view, label, window.harness, window.error), build)
+    return cached_page(request, "pairing", (view, label, *lens_parts(window)), build)
 
 
 @require_safe
@@ -133,7 +133,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
         return render_page("leaderboard/compare.html", context)
 
-    return cached_page(request, "compare", (view, label_a, label_b, window.harness, window.error), build)
+    return cached_page(request, "compare", (view, label_a, label_b, *lens_parts(window)), build)
 
 
 def words_page(template: str, page: str, with_downloads: bool = False) -> Callable[[HttpRequest], HttpResponse]:

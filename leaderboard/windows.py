@@ -128,6 +128,11 @@ def lens_query(window: Window) -> str:
     return "&" + urlencode({"harness": window.harness}) if window.harness and not window.error else ""
 
 
+def lens_parts(window: Window) -> tuple[str, ...]:
+    """What a lens adds to a page's cache key: nothing without one, so the whole pool's pages keep their keys."""
+    return (window.harness or "", window.error) if window.harness or window.error else ()
+
+
 def scope_key(snapshot_id: int, since: date | None, until: date | None, harness: str | None = None) -> str:
     """The one cache key of a window (days and harness) of one snapshot; its samples are kept at key + ":samples"."""
     return f"scoped:{snapshot_id}:{since}:{until}" + (f":harness={harness}" if harness else "")

@@ -287,3 +287,13 @@ def test_compare_under_a_lens_takes_the_difference_from_the_lenss_resamples(
     assert f'A − B = <span class="score-num">+{wanted.difference:.1f}</span>' in html
     assert wanted.lo is not None and f"interval +{wanted.lo:.1f}" in html
     assert '<input type="hidden" name="harness" value="claude-code">' in html
+
+
+def test_a_new_snapshot_warms_the_lens_of_each_harness(snapshot: Snapshot, made: Made, client: Client) -> None:
+    services.warm_windows(snapshot_id=snapshot.id)
+    for harness in SHIP_RATES:
+        warmed = cache.get(scope_key(snapshot.id, None, None, harness))
+        assert warmed is not None and warmed["meta"]["harness"] == harness
+        assert_same_scores(warmed, expected(made, harness))
+    html = client.get("/pairing/", {"view": "modelCombo", "label": LABEL_WEAK}).content.decode()
+    assert "Under each harness" in html and "not computed yet" not in html

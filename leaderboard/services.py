@@ -251,6 +251,7 @@ def warm_windows(*, snapshot_id: int) -> None:
         return  # a newer snapshot has its own warming queued
     today = timezone.now().date()
     harnesses = published_harnesses(snapshot.document)
+    scopes: list[tuple[dt.date | None, dt.date | None, str | None]]
     scopes = [(*preset_window(days, today=today), None) for days in PRESET_DAYS]
     scopes += [(None, None, harness) for harness in harnesses] if len(harnesses) > 1 else []
     for since, until, harness in scopes:

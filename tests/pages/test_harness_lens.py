@@ -23,41 +23,21 @@ from tests.cycles import drawn_cycles
 from tests.cycles.frames import cycle_frame
 from tests.cycles.stored import make_contributor, store_cycles
 from tests.pages.conftest import row_labels
+from tests.pages.lens_pool import LABEL_STRONG, LABEL_WEAK, SHIP_RATES, STRONG, WEAK, Made, store_two_harness_pool
 
 pytestmark = pytest.mark.django_db
 
-STRONG, WEAK = ("claude-opus-4.8", "claude-opus-4.8"), ("claude-fable-5", "grok-4.6")
-LABEL_STRONG, LABEL_WEAK = "claude-opus-4.8 → claude-opus-4.8", "claude-fable-5 → grok-4.6"
-# Under claude-code the first pairing ships far more often; under codex the second does.
-SHIP_RATES = {"claude-code": {STRONG: 0.9, WEAK: 0.2}, "codex": {STRONG: 0.2, WEAK: 0.9}}
-FIRST_DAY = dt.date(2026, 6, 1)
 SPLIT_DAY = dt.date(2026, 7, 1)
-
-
-# Every stored cycle of the fixture, with its contributor's id: the frame the tests score directly.
-Made = list[dict[str, Any]]
 
 
 @pytest.fixture
 def made() -> Made:
-    return []
+    return store_two_harness_pool()
 
 
 @pytest.fixture
 def snapshot(made: Made) -> Snapshot:
     """Three contributors, each with both pairings under both harnesses; the harnesses rank them oppositely."""
-    for person in range(3):
-        contributor = make_contributor()
-        mine: Made = []
-        for h, (harness, rates) in enumerate(SHIP_RATES.items()):
-            for p, (pairing, rate) in enumerate(rates.items()):
-                offset = 1000 * (4 * person + 2 * h + p)
-                drawn = drawn_cycles(
-                    24, pairings=(pairing,), ship_rate=rate, seed=offset + 7, start_day=FIRST_DAY, key_offset=offset
-                )
-                mine += [{**cycle, "harness": harness} for cycle in drawn]
-        store_cycles(contributor, mine)
-        made += [{**cycle, "contributor": contributor.id} for cycle in mine]
     published = services.recompute_snapshot()
     assert published is not None
     return published
@@ -131,7 +111,7 @@ def test_the_front_page_offers_the_harnesses_and_says_which_lens_is_on(
     assert "Harness lens" not in plain
 
     html = client.get("/", {"harness": "claude-code"}).content.decode()
-    assert "Harness lens: only cycles recorded with <strong>claude-code</strong>" in html
+    assert 'Harness lens: only cycles recorded with <strong class="nowrap">claude-code</strong>' in html
     assert '<option value="claude-code" selected>' in html
     wanted = expected(made, "claude-code")
     assert row_labels(html) == order(wanted, "modelCombo")
@@ -259,7 +239,7 @@ def test_the_pairing_page_shows_the_pairing_under_each_computed_harness(
 
     lensed = client.get(page, {**params, "harness": "codex"})
     assert lensed.status_code == 200
-    assert "Harness lens: only cycles recorded with <strong>codex</strong>" in lensed.content.decode()
+    assert 'Harness lens: only cycles recorded with <strong class="nowrap">codex</strong>' in lensed.content.decode()
     assert client.get("/api/v1/pool.json", {"harness": "claude-code"}).status_code == 200
 
     warm = client.get(page, params)

@@ -3,6 +3,7 @@
 from django.http import HttpResponse
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from pragmatikos_contract.values import TOKEN_RE
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -21,6 +22,13 @@ from scoring.shapes import VIEWS
 DAY_PARAMETER = {
     "anyOf": [
         {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+        {"type": "string", "enum": [""]},
+    ]
+}
+# A harness name as the contract spells one, or empty for every harness; which names the pool has is in meta.
+HARNESS_PARAMETER = {
+    "anyOf": [
+        {"type": "string", "pattern": f"^{TOKEN_RE.pattern}$"},
         {"type": "string", "enum": [""]},
     ]
 }
@@ -56,8 +64,9 @@ class PoolApi(APIView):
             OpenApiParameter("until", DAY_PARAMETER, description=f"Last day in scope (inclusive), {DAY_RANGE}."),
             OpenApiParameter(
                 "harness",
-                str,
-                description="Only the cycles of this harness (one of meta.harnesses), the same method on them.",
+                HARNESS_PARAMETER,
+                description="Only the cycles of this harness, one of meta.harnesses (400 for any other name), "
+                "ranked by the same method; combinable with since and until.",
             ),
             RETRY_AFTER,
         ],

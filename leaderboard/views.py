@@ -91,7 +91,8 @@ def pairing(request: HttpRequest) -> HttpResponse:
         except presenters.UnknownGroup:
             provisional = contexts.provisional_context(view_doc, label)
             if provisional is None:
-                raise NotFound(f"No group of that name in the view {words.VIEW_TITLES[view]}.") from None
+                under = f" under the harness {window.harness}" if window.harness else ""
+                raise NotFound(f"No group of that name in the view {words.VIEW_TITLES[view]}{under}.") from None
             return partial_if_pending(render_page("leaderboard/provisional.html", context | provisional), lenses)
         # The score history is of the published snapshots: the whole pool's.
         history = selectors.score_history(view, label, points=HISTORY_POINTS) if window.is_snapshot else []

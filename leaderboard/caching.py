@@ -12,7 +12,7 @@ import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any, Final
 
@@ -118,6 +118,8 @@ class Published:
     contributors: int
     # The stored document with the snapshot's id, time and demo mark in its meta.
     document: dict[str, Any]
+    # The operator's decisions on names it was made with: its windows fold the same names.
+    name_decisions: dict[str, bool] = field(default_factory=dict)
 
 
 _newest: Published | None = None
@@ -142,6 +144,7 @@ def published_snapshot(snapshot_id: int) -> Published | None:
         judged=snapshot.judged,
         contributors=snapshot.contributors,
         document=snapshot_document(snapshot),
+        name_decisions=snapshot.name_decisions,
     )
     _newest = held
     return held

@@ -4,7 +4,7 @@ The leaderboard, the pairing page, compare and rankings.csv read their window he
 day window are computed, throttled and refused the same way on every one of them (services.scoped_document).
 """
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -34,7 +34,7 @@ class PageScope:
     document: dict[str, Any] | None
     status: int = 200
     retry_after: int = 0
-    refused: str = field(default="")
+    refused: str = ""
 
 
 def refused_page(scope: PageScope) -> HttpResponse:
@@ -51,9 +51,12 @@ def page_scope(window: Window, load: Lazy, requester: str) -> PageScope:
         snapshot = load()
         document = snapshot.document if snapshot else None
         return PageScope(window, snapshot, document, 400 if window.error else 200, refused=window.error)
+    snapshot = load()  # held by the process: the page's own snapshot, usually without a query
+    if snapshot is None:
+        return PageScope(window, None, None)
     try:
         document = services.scoped_document(
-            since=window.since, until=window.until, requester=requester, harness=window.harness
+            since=window.since, until=window.until, snapshot=snapshot, requester=requester, harness=window.harness
         )
     except WindowError as unknown:  # a harness this pool does not show
         return _refused(window, load, str(unknown), 400, 0)
@@ -64,7 +67,7 @@ def page_scope(window: Window, load: Lazy, requester: str) -> PageScope:
         # Not cached (only 200s are): the next visit finds the window computed.
         error = "Another window is being computed; reload in a few seconds."
         return _refused(window, load, error, 503, busy.retry_after)
-    return PageScope(window, None, document)
+    return PageScope(window, snapshot, document)
 
 
 def _refused(window: Window, load: Lazy, error: str, status: int, retry_after: int) -> PageScope:

@@ -323,13 +323,14 @@ def scoped_document(
     *,
     since: dt.date | None,
     until: dt.date | None,
-    snapshot: Snapshot | None = None,
+    snapshot: Snapshot | caching.Published | None = None,
     requester: str = "",
     harness: str | None = None,
 ) -> dict[str, Any] | None:
     """Rankings for a window (days; one `harness`'s cycles when given), computed on demand and cached per snapshot.
 
-    None when nothing has been published yet. The all-time window of every harness is the snapshot itself; a
+    `snapshot`: the newest unless given (a page passes the one it holds). None when nothing has been
+    published yet. The all-time window of every harness is the snapshot itself; a
     harness the snapshot does not show raises UnknownHarness (a WindowError) before anything is counted.
     A window not yet computed costs its `requester` (a keyed digest of the client's address) one of its
     WINDOW_RATE_PER_ADDRESS and one of WINDOW_SLOTS; raises WindowLimited past the rate and WindowBusy when
@@ -341,7 +342,7 @@ def scoped_document(
     if harness is not None:
         check_harness(snapshot.document, harness)
     if since is None and until is None and harness is None:
-        return snapshot_document(snapshot)
+        return snapshot.document if isinstance(snapshot, caching.Published) else snapshot_document(snapshot)
     key = scope_key(snapshot.id, since, until, harness)
     document: dict[str, Any] | None = soft_cache.get(key)
     if document is not None:

@@ -82,7 +82,7 @@ def pairing(request: HttpRequest) -> HttpResponse:
         scope = page_scope(window, load, address_digest(request))
         if scope.refused:
             return refused_page(scope)
-        snapshot, view_doc = published_view(scope.snapshot or load(), view, scope.document)
+        snapshot, view_doc = published_view(scope.snapshot, view, scope.document)
         context = contexts.pairing_context(snapshot, view_doc, view=view, label=label)
         lenses = lens_scores(snapshot.id, snapshot.document, window, view, label)
         context.update(contexts.lens_context(window, lenses))
@@ -114,7 +114,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         scope = page_scope(window, load, address_digest(request))
         if scope.refused:
             return refused_page(scope)
-        snapshot, view_doc = published_view(scope.snapshot or load(), view, scope.document)
+        snapshot, view_doc = published_view(scope.snapshot, view, scope.document)
         context = contexts.compare_context(snapshot, view_doc, view=view)
         context.update(contexts.lens_context(window, []))
         context["tab_suffix"] = context["lens_suffix"]

@@ -14,7 +14,7 @@ from django.test import Client, override_settings
 from django.test.utils import CaptureQueriesContext
 
 from ingest.keys import keyed_digest
-from leaderboard import services
+from leaderboard import caching, services
 from leaderboard.models import Snapshot
 from leaderboard.selectors import scoring_config
 from leaderboard.windows import scope_key
@@ -277,3 +277,20 @@ def test_a_new_snapshot_warms_the_lens_of_each_harness(snapshot: Snapshot, made:
         assert_same_scores(warmed, expected(made, harness))
     html = client.get("/pairing/", {"view": "modelCombo", "label": LABEL_WEAK}).content.decode()
     assert "Under each harness" in html and "not computed yet" not in html
+
+
+def test_a_lens_page_costs_at_most_three_queries_when_built(
+    snapshot: Snapshot, client: Client, django_assert_max_num_queries: Any
+) -> None:
+    lensed = [
+        ("/", {"harness": "codex"}),
+        ("/", {"harness": "codex", "window": "custom", "since": SPLIT_DAY.isoformat()}),
+        ("/pairing/", {"view": "modelCombo", "label": LABEL_STRONG, "harness": "codex"}),
+        ("/compare/", {"view": "modelCombo", "harness": "codex"}),
+        ("/data/rankings.csv", {"view": "modelCombo", "harness": "codex"}),
+    ]
+    for path, params in lensed:
+        cache.clear()
+        caching.forget_local_pages()
+        with django_assert_max_num_queries(3):
+            assert client.get(path, params).status_code == 200, (path, params)

@@ -10,6 +10,27 @@ from scoring.shapes import ViewName, number
 log = logging.getLogger(__name__)
 
 
+def difference_from_samples(
+    group_a: dict[str, Any], group_b: dict[str, Any], samples_a: object, samples_b: object
+) -> Comparison | None:
+    """scoreAdj(A) - scoreAdj(B) from the two groups' resamples of one scoring; None without them."""
+    score_a, score_b = number(group_a.get("scoreAdj")), number(group_b.get("scoreAdj"))
+    stored = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
+    # K of each side: the interval of the difference counts the smaller side's contributors (spec B1).
+    k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
+    counted = isinstance(k_a, int) and isinstance(k_b, int)
+    if not (stored and counted and score_a is not None and score_b is not None):
+        return None
+    return compare_from_samples(
+        score_a=score_a,
+        score_b=score_b,
+        samples_a=samples_a,  # type: ignore[arg-type]  # checked to be lists above
+        samples_b=samples_b,  # type: ignore[arg-type]
+        contributors_a=int(k_a),  # type: ignore[arg-type]  # checked to be ints above
+        contributors_b=int(k_b),  # type: ignore[arg-type]
+    )
+
+
 def score_difference(
     snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any], read: tuple[object, ...] = ()
 ) -> Comparison | None:
@@ -20,20 +41,9 @@ def score_difference(
     engine, on the cycles of the newest pool. A caller that read the two samples passes them as `read`.
     """
     samples_a, samples_b = read or stored_samples(snapshot_id, view, str(group_a["label"]), str(group_b["label"]))
-    score_a, score_b = number(group_a.get("scoreAdj")), number(group_b.get("scoreAdj"))
-    stored = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
-    # K of each side: the interval of the difference counts the smaller side's contributors (spec B1).
-    k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
-    counted = isinstance(k_a, int) and isinstance(k_b, int)
-    if stored and counted and score_a is not None and score_b is not None:
-        return compare_from_samples(
-            score_a=score_a,
-            score_b=score_b,
-            samples_a=samples_a,  # type: ignore[arg-type]  # checked to be lists above
-            samples_b=samples_b,  # type: ignore[arg-type]
-            contributors_a=int(k_a),  # type: ignore[arg-type]  # checked to be ints above
-            contributors_b=int(k_b),  # type: ignore[arg-type]
-        )
+    stored = difference_from_samples(group_a, group_b, samples_a, samples_b)
+    if stored is not None:
+        return stored
     try:
         return compare_groups(
             cycles_frame(),

@@ -21,6 +21,7 @@ from core.times import iso_z
 from ingest.models import Contributor
 from rankings import current, cycles_file
 from rankings.coordination import Coordinator, coordinator, exclusive
+from rankings.lenses import HARNESSES_KEY, shown_harnesses
 from rankings.models import GroupScore, Snapshot
 from rankings.public_names import name_decisions
 from rankings.selectors import AXIS_SAMPLES_KEY, cycles_fingerprint, cycles_frame, newest_snapshot, scoring_config
@@ -114,6 +115,7 @@ def publish(*, force: bool = False) -> Snapshot | None:
     enrich_document(
         document, frame, config, prepared=prepared
     )  # B3 and rank stability; never raises, says what it could not do
+    document["meta"][HARNESSES_KEY] = shown_harnesses(decisions)  # the lenses ?harness= may choose
     log.info("recompute: scored in %.1f s", time.perf_counter() - started)
     snapshot = _store(
         document=document,

@@ -7,10 +7,12 @@ claim, that the other side is "separated" (the choice clearly matters), is the v
 (one contributor) is above and below nobody.
 """
 
+import re
 from dataclasses import dataclass
 from typing import Any, Final, Literal
 
-from django.utils.safestring import SafeString
+from django.utils.html import escape
+from django.utils.safestring import SafeString, mark_safe
 
 from pages.charts import forest_plot
 from pages.contexts import colours_of
@@ -44,6 +46,15 @@ class SidePanel:
     def heading(self) -> str:
         return f"Same {self.kept}, different {self.varied}s"
 
+    def as_html(self) -> SafeString:
+        """The sentence with each model name kept whole on a line (names break at their hyphens otherwise)."""
+        names = sorted({self.name, *(str(row["label"]) for row in self.rows)}, key=len, reverse=True)
+        pattern = "|".join(re.escape(str(escape(name))) for name in names)
+        text = re.sub(
+            pattern, lambda found: f'<span class="side-name">{found.group(0)}</span>', str(escape(self.sentence))
+        )
+        return mark_safe(text)  # noqa: S308 - the sentence is escaped above; only the spans are added
+
 
 def side_rows(rows: list[dict[str, Any]], *, kept: Side, name: str, label: str) -> list[dict[str, Any]]:
     """The rows whose `kept` side is `name`, in the document's order, each labelled by its other side;
@@ -65,7 +76,7 @@ def _counts(rows: list[dict[str, Any]]) -> str:
     counts = [int(row.get("contributors") or 0) for row in rows]
     if len(rows) <= NAMED_COUNTS:
         named = [(str(row["label"]), int(row.get("contributors") or 0)) for row in rows]
-        return ", ".join(f"{name}: {n} contributor{'s' if n != 1 else ''}" for name, n in named)
+        return ", ".join(f"{n} contributor{'s' if n != 1 else ''} for {name}" for name, n in named)
     low, high = min(counts), max(counts)
     return f"{low} contributors each" if low == high else f"{low} to {high} contributors each"
 
@@ -85,7 +96,8 @@ def panel_sentence(rows: list[dict[str, Any]], *, kept: Side, name: str) -> tupl
             f"{varied} {described(behind)}, its whole interval lying above the other's."
         )
         if len(pairs) > 1:
-            sentence += f" {len(pairs)} of the {len(rows) * (len(rows) - 1) // 2} pairs of {varied}s are apart so."
+            every = len(rows) * (len(rows) - 1) // 2
+            sentence += f" {len(pairs)} of the {every} pairs of {varied}s are separated this way."
         return True, sentence
     return False, (
         f"{with_it}, the {len(rows)} {varied}s are not separated yet: every {varied}'s interval overlaps every "

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from pages import pairing_sides
 from rankings import recompute
 from rankings.models import Snapshot
 from scoring.shapes import PAIR_ARROW
@@ -90,6 +91,8 @@ def test_it_says_the_planner_matters_when_one_planners_interval_lies_above_the_o
     lo, hi = best["ci"]
     strong = f"planner {STRONG} (score {best['scoreAdj']:.1f}, interval {lo:.0f}–{hi:.0f}, {MANY} contributors)"
     assert f"{strong} is surely ahead of planner {WEAK}" in sentence
+    for name in (CLEAR_BUILDER, STRONG, WEAK):  # each name kept whole on a line
+        assert f'<span class="side-name">{name}</span>' in same_builder
     svg = re.search(r'<svg class="forest".*?</svg>', same_builder, re.S)
     assert svg is not None
     assert_one_row_per_group(svg.group(0), groups, current=worst["label"])
@@ -104,7 +107,7 @@ def test_it_says_plainly_when_the_planners_are_not_separated_yet(sides_snapshot:
     same_builder = panel(page, "same-builder")
     sentence = page_text(same_builder)
     assert f"With builder {UNSURE_BUILDER}, the 2 planners are not separated yet" in sentence
-    counts = ", ".join(f"{g['label'].split(PAIR_ARROW)[0]}: {g['contributors']} contributors" for g in groups)
+    counts = ", ".join(f"{g['contributors']} contributors for {g['label'].split(PAIR_ARROW)[0]}" for g in groups)
     assert f"({counts})" in sentence and f"{FEW} contributors" in sentence
     assert "clearly matters" not in sentence
     svg = re.search(r'<svg class="forest".*?</svg>', same_builder, re.S)
@@ -122,3 +125,34 @@ def test_it_shows_the_mirror_same_planner_with_each_builder(sides_snapshot: Snap
     assert "<svg" not in same_planner  # one row is no picture
     # The two panels' charts on one page keep their ids apart.
     assert page.count('id="same-builder-title"') == 1 and 'id="same-planner-title"' not in page
+
+
+def rows_of(*rows: tuple[str, float, tuple[float, float] | None, int]) -> list[dict[str, Any]]:
+    """Rows as the panel reads them (label by the varied side, score, interval, contributors), best first."""
+    return [
+        {"label": name, "score_adj": score, "lo": ci and ci[0], "hi": ci and ci[1], "contributors": n}
+        for name, score, ci, n in rows
+    ]
+
+
+def test_a_planner_without_an_interval_is_apart_from_no_one() -> None:
+    # One contributor: no interval, so however far apart the scores, nothing is claimed.
+    rows = rows_of(("a", 80.0, (75.0, 85.0), 20), ("b", 20.0, None, 1))
+    separated, sentence = pairing_sides.panel_sentence(rows, kept="builder", name="x")
+    assert not separated
+    assert "not separated yet" in sentence and "20 contributors for a, 1 contributor for b" in sentence
+
+
+def test_it_counts_the_pairs_apart_and_gives_the_contributors_range_past_three_rows() -> None:
+    rows = rows_of(
+        ("a", 80.0, (75.0, 85.0), 20), ("b", 60.0, (55.0, 70.0), 9), ("c", 50.0, (40.0, 58.0), 4), ("d", 45.0, None, 1)
+    )
+    separated, sentence = pairing_sides.panel_sentence(rows, kept="planner", name="x")
+    assert separated
+    assert sentence.startswith("With planner x, the choice of builder clearly matters: builder a (score 80.0")
+    assert "is surely ahead of builder c (score 50.0, interval 40–58, 4 contributors)" in sentence
+    # a over b and a over c; d, without an interval, is apart from no one.
+    assert "2 of the 6 pairs of builders are separated this way." in sentence
+    overlapping = rows_of(*((name, 50.0, (40.0, 60.0), n) for name, n in (("a", 3), ("b", 5), ("c", 7), ("d", 4))))
+    separated, sentence = pairing_sides.panel_sentence(overlapping, kept="builder", name="x")
+    assert not separated and "(3 to 7 contributors each)" in sentence

@@ -100,8 +100,8 @@ def panel_sentence(rows: list[dict[str, Any]], *, kept: Side, name: str) -> tupl
             sentence += f" {len(pairs)} of the {every} pairs of {varied}s are separated this way."
         return True, sentence
     return False, (
-        f"{with_it}, the {len(rows)} {varied}s are not separated yet: every {varied}'s interval overlaps every "
-        f"other's ({_counts(rows)}). More contributors with these {varied}s would show whether the choice of "
+        f"{with_it}, the {len(rows)} {varied}s are not separated yet: no {varied}'s interval lies wholly above "
+        f"another's ({_counts(rows)}). More contributors with these {varied}s would show whether the choice of "
         f"{varied} matters for this {kept}."
     )
 

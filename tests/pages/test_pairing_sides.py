@@ -106,7 +106,7 @@ def test_it_says_plainly_when_the_planners_are_not_separated_yet(sides_snapshot:
     page = pairing_page(client, FIRST, UNSURE_BUILDER)
     same_builder = panel(page, "same-builder")
     sentence = page_text(same_builder)
-    assert f"With builder {UNSURE_BUILDER}, the 2 planners are not separated yet" in sentence
+    assert f"With builder {UNSURE_BUILDER}, the 2 planners are not separated yet: no planner's interval" in sentence
     counts = ", ".join(f"{g['contributors']} contributors for {g['label'].split(PAIR_ARROW)[0]}" for g in groups)
     assert f"({counts})" in sentence and f"{FEW} contributors" in sentence
     assert "clearly matters" not in sentence

@@ -32,6 +32,7 @@ class SidePanel:
 
     kept: Side
     name: str
+    key: str  # the section's anchor and the chart's ids
     rows: tuple[dict[str, Any], ...]  # leaderboard rows of the pairings sharing the kept side, labelled by the other
     separated: bool
     sentence: str
@@ -67,16 +68,16 @@ def side_rows(rows: list[dict[str, Any]], *, kept: Side, name: str, label: str) 
         planner, builder = sides
         if (builder if kept == "builder" else planner) != name:
             continue
-        found.append({**row, "label": planner if kept == "builder" else builder, "pairing": row["label"]})
-        found[-1]["current"] = row["label"] == label
+        other = planner if kept == "builder" else builder
+        found.append({**row, "label": other, "pairing": row["label"], "current": row["label"] == label})
     return found
 
 
 def _counts(rows: list[dict[str, Any]]) -> str:
-    counts = [int(row.get("contributors") or 0) for row in rows]
+    named = [(str(row["label"]), int(row.get("contributors") or 0)) for row in rows]
     if len(rows) <= NAMED_COUNTS:
-        named = [(str(row["label"]), int(row.get("contributors") or 0)) for row in rows]
         return ", ".join(f"{n} contributor{'s' if n != 1 else ''} for {name}" for name, n in named)
+    counts = [n for _, n in named]
     low, high = min(counts), max(counts)
     return f"{low} contributors each" if low == high else f"{low} to {high} contributors each"
 
@@ -124,7 +125,7 @@ def side_panel(
         f"interval on one 0–100 axis, best first; this pairing is marked"
     )
     chart = forest_plot(rows=shown, title=title, name=key) if len(shown) > 1 else ""
-    return SidePanel(kept, name, tuple(shown), separated, sentence, waiting, chart)
+    return SidePanel(kept, name, key, tuple(shown), separated, sentence, waiting, chart)
 
 
 def sides_context(view_doc: dict[str, Any], *, view: str, label: str, group: dict[str, Any]) -> dict[str, Any]:

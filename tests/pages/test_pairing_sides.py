@@ -18,7 +18,7 @@ from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_text
 
 CLEAR_BUILDER, STRONG, WEAK = "grok-4.6", "claude-opus-4.8", "claude-sonnet-4.6"
-UNSURE_BUILDER, FIRST, SECOND = "claude-opus-5", "claude-fable-5", "muse-spark-1.3"
+UNSURE_BUILDER, FIRST, SECOND, WAITING = "claude-opus-5", "claude-fable-5", "muse-spark-1.3", "grok-4.6"
 MANY, FEW = 12, 3
 
 
@@ -40,6 +40,7 @@ def sides_snapshot(db: None) -> Snapshot:
         contributor = make_contributor()
         add(contributor, FIRST, UNSURE_BUILDER, count=8, ship_rate=0.6, seed=300 + i)
         add(contributor, SECOND, UNSURE_BUILDER, count=8, ship_rate=0.6, seed=400 + i)
+    add(make_contributor(), WAITING, UNSURE_BUILDER, count=4, ship_rate=0.6, seed=500)  # too few to rank
     published = recompute.publish()
     assert published is not None
     return Snapshot.objects.get(id=published.id)
@@ -110,6 +111,9 @@ def test_it_says_plainly_when_the_planners_are_not_separated_yet(sides_snapshot:
     counts = ", ".join(f"{g['contributors']} contributors for {g['label'].split(PAIR_ARROW)[0]}" for g in groups)
     assert f"({counts})" in sentence and f"{FEW} contributors" in sentence
     assert "clearly matters" not in sentence
+    provisional = [p["label"] for p in sides_snapshot.views["modelCombo"]["provisional"]]
+    assert f"{WAITING}{PAIR_ARROW}{UNSURE_BUILDER}" in provisional
+    assert "1 more planner with this builder is provisional" in sentence
     svg = re.search(r'<svg class="forest".*?</svg>', same_builder, re.S)
     assert svg is not None
     assert_one_row_per_group(svg.group(0), groups, current=f"{FIRST}{PAIR_ARROW}{UNSURE_BUILDER}")

@@ -20,7 +20,7 @@ from core.http import NotFound, not_found_page, param
 from core.throttles import ThrottleUnavailableError, address_wait
 from ingest.contract import parse_install
 from ingest.services import retract
-from pages import contexts, downloads, lab_links, matrix, presenters, wording
+from pages import contexts, downloads, lab_links, matrix, pairing_sides, presenters, wording
 from pages.axis_differences import compared
 from pages.compare_chart import advantages_context
 from pages.serving import cached_page, chosen_view, render_page
@@ -107,6 +107,7 @@ def pairing(request: HttpRequest) -> HttpResponse:
             return render_page("leaderboard/provisional.html", context | provisional)
         history = selectors.score_history(view, label, points=HISTORY_POINTS)
         context.update(contexts.group_context(group, view_doc, view=view, label=label, history=history))
+        context.update(pairing_sides.sides_context(view_doc, view=view, label=label, group=group))
         context["in_the_lab"] = lab_links.in_the_lab(view, label)
         return render_page("leaderboard/pairing.html", context)
 

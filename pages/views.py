@@ -134,8 +134,8 @@ def compare(request: HttpRequest) -> HttpResponse:
     return cached_page(request, "compare", (view, label_a, label_b), build)
 
 
-def words_page(template: str, page: str, with_downloads: bool = False) -> Callable[[HttpRequest], HttpResponse]:
-    """A page of words about the method or the data, with the newest snapshot's numbers in it
+def prose_page(template: str, page: str, with_downloads: bool = False) -> Callable[[HttpRequest], HttpResponse]:
+    """A prose page about the method or the data, with the newest snapshot's numbers in it
     (and, for the data page, the size of each download)."""
 
     @require_safe
@@ -145,7 +145,7 @@ def words_page(template: str, page: str, with_downloads: bool = False) -> Callab
 
         def build(load: Lazy) -> HttpResponse:
             snapshot = load()
-            context = contexts.words_context(snapshot)
+            context = contexts.prose_context(snapshot)
             if not context["meta"]:
                 # Nothing published yet: the method's numbers as the next recompute will use them.
                 context["method"] = contexts.method_numbers(selectors.configured_method())
@@ -165,8 +165,8 @@ def words_page(template: str, page: str, with_downloads: bool = False) -> Callab
     return view
 
 
-methodology = words_page("leaderboard/methodology.html", "methodology")
-data = words_page("leaderboard/data.html", "data", with_downloads=True)
+methodology = prose_page("leaderboard/methodology.html", "methodology")
+data = prose_page("leaderboard/data.html", "data", with_downloads=True)
 
 
 def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:

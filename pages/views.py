@@ -144,8 +144,8 @@ def compare(request: HttpRequest) -> HttpResponse:
     return cached_page(request, "compare", (view, label_a, label_b), build)
 
 
-def words_page(template: str, page: str, with_downloads: bool = False) -> Callable[[HttpRequest], HttpResponse]:
-    """A page of words about the method or the data, with the newest snapshot's numbers in it
+def prose_page(template: str, page: str, with_downloads: bool = False) -> Callable[[HttpRequest], HttpResponse]:
+    """A prose page about the method or the data, with the newest snapshot's numbers in it
     (and, for the data page, the size of each download)."""
 
     @require_safe
@@ -155,7 +155,7 @@ def words_page(template: str, page: str, with_downloads: bool = False) -> Callab
 
         def build(load: Lazy) -> HttpResponse:
             snapshot = load()
-            context = contexts.words_context(snapshot)
+            context = contexts.prose_context(snapshot)
             if not context["meta"]:
                 # Nothing published yet: the method's numbers as the next recompute will use them.
                 context["method"] = contexts.method_numbers(selectors.configured_method())
@@ -175,9 +175,9 @@ def words_page(template: str, page: str, with_downloads: bool = False) -> Callab
     return view
 
 
-methodology = words_page("leaderboard/methodology.html", "methodology")
-data = words_page("leaderboard/data.html", "data", with_downloads=True)
-glossary = words_page("leaderboard/glossary.html", "glossary")
+methodology = prose_page("leaderboard/methodology.html", "methodology")
+data = prose_page("leaderboard/data.html", "data", with_downloads=True)
+glossary = prose_page("leaderboard/glossary.html", "glossary")
 
 
 def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:

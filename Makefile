@@ -12,7 +12,7 @@ TEST_WORKERS ?= 2
 UV_VERSION := 0.13.9
 UV := $(BIN)/uv
 
-.PHONY: run test lint lock check bench-ingest bench-recompute bench-pages bench-downloads bench-load clean
+.PHONY: run test test-fast lint lock check bench-ingest bench-recompute bench-pages bench-downloads bench-load clean
 
 $(UV):
 	@echo "==> First run: a virtualenv in $(VENV) with the locked packages (uv.lock): a minute or two."
@@ -53,6 +53,13 @@ test: $(VENV)/.installed lint
 		$(BIN)/python manage.py makemigrations --check --dry-run
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} SECRET_KEY=test-key INSTALL_HASH_KEY=test-install-hash-key \
 		$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
+
+# The pure parts alone: scoring, the contract and the recorder, on the embedded default (no PostgreSQL,
+# Redis or worker), two processes at once.
+test-fast: $(VENV)/.installed
+	env -u DATABASE_URL -u REDIS_URL SECRET_KEY=test-key INSTALL_HASH_KEY=test-install-hash-key \
+		$(BIN)/pytest tests/scoring tests/ingest/test_contract.py tests/recorder \
+		--ignore=tests/recorder/test_end_to_end.py -n 2 -q
 
 bench-ingest: $(VENV)/.installed
 	SECRET_KEY=bench-key INSTALL_HASH_KEY=bench-install-hash-key DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/ingest.py

@@ -223,11 +223,12 @@ def sparkline(*, points: Sequence[HistoryPoint], colour: str, label: str) -> Saf
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above
 
 
-def forest_plot(*, rows: Sequence[dict[str, Any]], title: str) -> SafeString:
+def forest_plot(*, rows: Sequence[dict[str, Any]], title: str, name: str = "forest") -> SafeString:
     """Every ranked group of a view on one 0–100 axis, in the table's order: its interval as a bar, its score as a dot.
 
     Positions are percentages of the chart's width and text is in pixels, so the chart spans any screen and its
-    labels stay readable on a phone (each label sits on its own line above its interval).
+    labels stay readable on a phone (each label sits on its own line above its interval). A row marked
+    "current" is the page's own group, drawn on a band; `name` keeps the ids apart when a page has two plots.
     """
     axis_top, row_height, label_drop, bar_drop = 26.0, 40.0, 14.0, 28.0
     height = axis_top + row_height * len(rows) + 6
@@ -240,8 +241,8 @@ def forest_plot(*, rows: Sequence[dict[str, Any]], title: str) -> SafeString:
     descriptions = []
     parts = [
         f'<svg class="forest" width="100%" height="{height:.0f}" role="img" '
-        'aria-labelledby="forest-title forest-desc">',
-        f'<title id="forest-title">{escape(title)}</title>',
+        f'aria-labelledby="{name}-title {name}-desc">',
+        f'<title id="{name}-title">{escape(title)}</title>',
     ]
     for tick in (0, 25, 50, 75, 100):
         anchor = "start" if tick == 0 else "middle"
@@ -260,8 +261,15 @@ def forest_plot(*, rows: Sequence[dict[str, Any]], title: str) -> SafeString:
         else:
             value_text = f"{fmt(score)} · {lo:.0f}–{hi:.0f}"
             said = f"{label}: score {fmt(score)}, {INTERVAL_PERCENT}% interval {fmt(lo)} to {fmt(hi)}"
+        label_class = "forest-label"
+        if row.get("current"):
+            said += " (this pairing)"
+            label_class += " current"
+            parts.append(
+                f'<rect x="0" y="{top:.0f}" width="100%" height="{row_height - 2:.0f}" rx="4" class="forest-current"/>'
+            )
         descriptions.append(said)
-        parts.append(f'<text x="0" y="{top + label_drop:.0f}" class="forest-label">{escape(label)}</text>')
+        parts.append(f'<text x="0" y="{top + label_drop:.0f}" class="{label_class}">{escape(label)}</text>')
         y = top + bar_drop
         parts.append(
             f'<text x="100%" y="{y + 4:.0f}" text-anchor="end" class="forest-value">{escape(value_text)}</text>'
@@ -275,5 +283,5 @@ def forest_plot(*, rows: Sequence[dict[str, Any]], title: str) -> SafeString:
             parts.append(
                 f'<circle cx="{x(score)}" cy="{y:.0f}" r="5" fill="{colour}" stroke="white" stroke-width="1.5"/>'
             )
-    parts.append(f'<desc id="forest-desc">{escape("; ".join(descriptions))}.</desc></svg>')
+    parts.append(f'<desc id="{name}-desc">{escape("; ".join(descriptions))}.</desc></svg>')
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above

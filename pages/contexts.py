@@ -305,8 +305,8 @@ def comparison_context(
     }
 
 
-def words_context(snapshot: Published | None) -> dict[str, Any]:
-    """A page of words about the method or the data, with the snapshot's numbers in it."""
+def prose_context(snapshot: Published | None) -> dict[str, Any]:
+    """A prose page about the method or the data, with the snapshot's numbers in it."""
     context = page_context(snapshot)
     context.update(
         {

@@ -45,6 +45,11 @@ def _bounds(row: dict[str, Any]) -> tuple[float, float]:
     return (-math.inf if lo is None else float(lo)), (math.inf if hi is None else float(hi))
 
 
+def surely_ahead(row: dict[str, Any], other: dict[str, Any]) -> bool:
+    """Whether row's whole interval lies above other's; never for a row without an interval."""
+    return _bounds(row)[0] > _bounds(other)[1]
+
+
 def _leading_set(rows: Sequence[dict[str, Any]]) -> int:
     """The smallest k (up to MOST_NAMED) whose first k rows lie wholly above every other row; 0 when none does."""
     for k in range(1, min(MOST_NAMED, len(rows) - 1) + 1):
@@ -60,7 +65,8 @@ def _support(row: dict[str, Any]) -> tuple[int, float]:
     return -(row.get("contributors") or 0), hi - lo
 
 
-def _described(row: dict[str, Any]) -> str:
+def described(row: dict[str, Any]) -> str:
+    """A row as the sentences name it: label, score, interval and contributors."""
     contributors = row.get("contributors") or 0
     people = f"{contributors} contributor{'s' if contributors != 1 else ''}"
     if row.get("lo") is None or row.get("hi") is None:
@@ -80,7 +86,7 @@ def verdict(rows: Sequence[dict[str, Any]], *, view: str) -> Verdict | None:
     one, many = VIEW_NOUNS[view]
     if len(ranked) == 1:
         only = ranked[0]["label"]
-        return Verdict(True, (only,), 1, only, f"Only one {one} is ranked so far: {_described(ranked[0])}.")
+        return Verdict(True, (only,), 1, only, f"Only one {one} is ranked so far: {described(ranked[0])}.")
     k = _leading_set(ranked)
     contenders = [row for row in ranked if row.get("rank") == 1] or ranked[:1]
     best = min(contenders, key=_support)
@@ -88,17 +94,17 @@ def verdict(rows: Sequence[dict[str, Any]], *, view: str) -> Verdict | None:
         leaders = tuple(row["label"] for row in ranked[:k])
         if k == 1:
             sentence = (
-                f"{_described(ranked[0])} is surely ahead of every other {one}: its interval lies above all theirs."
+                f"{described(ranked[0])} is surely ahead of every other {one}: its interval lies above all theirs."
             )
         else:
             sentence = (
-                f"{_names([_described(row) for row in ranked[:k]])} are surely ahead of every other {one}; "
+                f"{_names([described(row) for row in ranked[:k]])} are surely ahead of every other {one}; "
                 f"between these {k} the intervals do not decide."
             )
         return Verdict(True, leaders, len(contenders), best["label"], sentence)
     sentence = (
         f"No {one} is surely ahead yet: {len(contenders)} of the {len(ranked)} {many} could be first, "
-        f"since no interval lies wholly above theirs. The best supported is {_described(best)}. "
+        f"since no interval lies wholly above theirs. The best supported is {described(best)}. "
         f"More contributors for the leading {many} would narrow their intervals and settle it."
     )
     return Verdict(False, (), len(contenders), best["label"], sentence)

@@ -20,7 +20,7 @@ from core.http import NotFound, not_found_page, param
 from core.throttles import ThrottleUnavailableError, address_wait
 from ingest.contract import parse_install
 from ingest.services import retract
-from pages import contexts, downloads, lab_links, matrix, presenters, wording
+from pages import contexts, downloads, lab_links, matrix, pairing_sides, presenters, wording
 from pages.axis_differences import compared
 from pages.compare_chart import advantages_context
 from pages.lenses import lens_scores, partial_if_pending
@@ -120,6 +120,7 @@ def pairing(request: HttpRequest) -> HttpResponse:
         # The score history is of the published snapshots: the whole pool's.
         history = selectors.score_history(view, label, points=HISTORY_POINTS) if window.is_snapshot else []
         context.update(contexts.group_context(group, view_doc, view=view, label=label, history=history))
+        context.update(pairing_sides.sides_context(view_doc, view=view, label=label, group=group))
         context["in_the_lab"] = lab_links.in_the_lab(view, label)
         return partial_if_pending(render_page("leaderboard/pairing.html", context), lenses)
 
@@ -162,8 +163,8 @@ def compare(request: HttpRequest) -> HttpResponse:
     return cached_page(request, "compare", (view, label_a, label_b, *lens_parts(window)), build)
 
 
-def words_page(template: str, page: str, with_downloads: bool = False) -> Callable[[HttpRequest], HttpResponse]:
-    """A page of words about the method or the data, with the newest snapshot's numbers in it
+def prose_page(template: str, page: str, with_downloads: bool = False) -> Callable[[HttpRequest], HttpResponse]:
+    """A prose page about the method or the data, with the newest snapshot's numbers in it
     (and, for the data page, the size of each download)."""
 
     @require_safe
@@ -173,7 +174,7 @@ def words_page(template: str, page: str, with_downloads: bool = False) -> Callab
 
         def build(load: Lazy) -> HttpResponse:
             snapshot = load()
-            context = contexts.words_context(snapshot)
+            context = contexts.prose_context(snapshot)
             if not context["meta"]:
                 # Nothing published yet: the method's numbers as the next recompute will use them.
                 context["method"] = contexts.method_numbers(selectors.configured_method())
@@ -193,9 +194,9 @@ def words_page(template: str, page: str, with_downloads: bool = False) -> Callab
     return view
 
 
-methodology = words_page("leaderboard/methodology.html", "methodology")
-data = words_page("leaderboard/data.html", "data", with_downloads=True)
-glossary = words_page("leaderboard/glossary.html", "glossary")
+methodology = prose_page("leaderboard/methodology.html", "methodology")
+data = prose_page("leaderboard/data.html", "data", with_downloads=True)
+glossary = prose_page("leaderboard/glossary.html", "glossary")
 
 
 def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:

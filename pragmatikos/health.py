@@ -21,6 +21,7 @@ from django.utils import timezone
 from redis.exceptions import RedisError
 
 from core import redis_breaker
+from core.errors import error_body
 from core.times import iso_z
 from rankings.models import Snapshot
 
@@ -74,7 +75,7 @@ class HealthMiddleware:
         if request.path != PATH:
             return self.get_response(request)
         if request.method not in ("GET", "HEAD"):
-            refused = JsonResponse({"error": "GET or HEAD only."}, status=405)
+            refused = JsonResponse(error_body("GET or HEAD only."), status=405)
             refused["Allow"] = "GET, HEAD"
             return refused
         status, body = health()

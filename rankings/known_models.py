@@ -8,21 +8,10 @@ but is no model anyone sells.
 """
 
 from functools import cache
-from typing import Any
 
 from genai_prices import data_snapshot
 from pragmatikos_contract.names import canonical_model
-
-
-def _clause_names(clause: Any) -> list[str]:
-    """The exact names and prefixes a match clause of the price list names, through its or/and."""
-    for attribute in ("equals", "starts_with"):
-        if isinstance(getattr(clause, attribute, None), str):
-            return [getattr(clause, attribute)]
-    for attribute in ("or_", "and_"):
-        if isinstance(getattr(clause, attribute, None), list):
-            return [name for inner in getattr(clause, attribute) for name in _clause_names(inner)]
-    return []
+from pragmatikos_contract.price_list import clause_names
 
 
 @cache
@@ -30,7 +19,7 @@ def known_models() -> frozenset[str]:
     names: set[str] = set()
     for provider in data_snapshot.get_snapshot().providers:
         for model in provider.models:
-            for name in (model.id, *_clause_names(model.match)):
+            for name in (model.id, *clause_names(model.match)):
                 names.add(canonical_model(name))
     return frozenset(names)
 

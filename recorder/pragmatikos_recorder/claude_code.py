@@ -37,8 +37,9 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
+from pragmatikos_recorder.claude_tokens import larger_tokens, usage_tokens
 from pragmatikos_recorder.jsonl import json_objects, modified_time, token_count
-from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
+from pragmatikos_recorder.session import Event, Kind, Phase, Session, is_commit_command, is_verify_command
 from pragmatikos_recorder.timeutil import parse_ts
 
 HARNESS: Final = "claude-code"
@@ -167,46 +168,6 @@ def _collect_results(entries: list[dict[str, Any]]) -> dict[str, _Result]:
                     ts=parse_ts(entry.get("timestamp")),
                 )
     return results
-
-
-def _positive(value: Any) -> int:
-    return value if isinstance(value, int) and value > 0 else 0
-
-
-def _tokens(usage: Any) -> Tokens | None:
-    if not isinstance(usage, dict):
-        return None
-    cache_read, cache_write = (
-        _positive(usage.get("cache_read_input_tokens")),
-        _positive(usage.get("cache_creation_input_tokens")),
-    )
-    # Since mid-2025 the writes are also split by how long the cache keeps them; an hour costs more.
-    split = usage.get("cache_creation")
-    one_hour = five_minutes = 0
-    if isinstance(split, dict):
-        one_hour = _positive(split.get("ephemeral_1h_input_tokens"))
-        five_minutes = _positive(split.get("ephemeral_5m_input_tokens"))
-    cache_write = max(cache_write, one_hour + five_minutes)
-    # Anthropic's input_tokens excludes cache reads and writes; genai-prices' input counts them all.
-    return Tokens(
-        input=_positive(usage.get("input_tokens")) + cache_read + cache_write,
-        output=_positive(usage.get("output_tokens")),
-        cache_read=cache_read,
-        cache_write=cache_write,
-        cache_write_1h=one_hour,
-    )
-
-
-def _larger(a: Tokens | None, b: Tokens | None) -> Tokens | None:
-    if a is None or b is None:
-        return a or b
-    return Tokens(
-        max(a.input, b.input),
-        max(a.output, b.output),
-        max(a.cache_read, b.cache_read),
-        max(a.cache_write, b.cache_write),
-        max(a.cache_write_1h, b.cache_write_1h),
-    )
 
 
 def _set_mode(state: _Parse, mode: Any) -> None:
@@ -362,7 +323,7 @@ def _assistant_line(
     state.open_step[subagent] = (message_id, step)
     if not subagent:
         state.command = None  # the model took the command up: it was a prompt
-    step.tokens = _larger(step.tokens, _tokens(message.get("usage")))
+    step.tokens = larger_tokens(step.tokens, usage_tokens(message.get("usage")))
     state.last_ts[subagent] = ts
     content = message.get("content")
     for block in content if isinstance(content, list) else []:

@@ -9,12 +9,12 @@ from typing import Any
 
 import pytest
 from django.test import Client
-from rankings.selectors import AXIS_SAMPLES_KEY, cycles_frame, scoring_config
-from pages.wording import AXES
 
 from pages import switching
 from pages.axis_differences import compared
+from pages.wording import AXES
 from rankings.models import Snapshot
+from rankings.selectors import AXIS_SAMPLES_KEY, cycles_frame, scoring_config
 from scoring import Comparison, compare_groups
 from scoring.compare_axes import AxisDifference, compare_axes_of_groups, switch_summary
 

@@ -42,3 +42,23 @@ def test_it_chooses_a_harness_and_keeps_it_to_the_pairing(site: str, browser) ->
     assert LABEL_STRONG.split(" → ")[0] in phone.locator("table.rankings tbody tr").nth(0).inner_text()
     phone.screenshot(path=str(SCREENSHOTS / "harness-lens-phone.png"), full_page=True)
     phone.close()
+
+
+def test_the_matrix_keeps_the_lens_to_a_pairing_and_fits_a_phone(site: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{site}/?harness=codex")
+    page.get_by_role("link", name="Planner × builder matrix").click()
+    page.wait_for_url("**/matrix/?view=modelCombo&harness=codex")
+    assert "only cycles recorded with codex" in page.locator(".lens").inner_text()
+    page.locator(".matrix-harnesses").get_by_role("link", name="claude-code").click()
+    page.wait_for_url("**/matrix/?view=modelCombo&harness=claude-code")
+    page.locator("table.matrix td.cell a").first.click()
+    page.wait_for_url("**/pairing/**harness=claude-code**")
+    assert "only cycles recorded with claude-code" in page.locator(".lens").inner_text()
+    page.close()
+
+    phone = browser.new_page(viewport=PHONE)
+    phone.goto(f"{site}/matrix/?view=modelCombo&harness=codex")
+    assert overflowing(phone, PHONE["width"]) == []
+    phone.screenshot(path=str(SCREENSHOTS / "harness-lens-matrix-phone.png"), full_page=True)
+    phone.close()

@@ -16,12 +16,12 @@ from core.times import iso_z
 from ingest.models import Contributor
 from ingest.throttles import admit
 from leaderboard import caching, exports, soft_cache
+from leaderboard.cells import cells_fingerprint, pool_cells
 from leaderboard.coordination import coordinator, exclusive
 from leaderboard.models import GroupScore, NameDecision, Snapshot
 from leaderboard.presenters import number
 from leaderboard.public_names import name_decisions
 from leaderboard.selectors import (
-    cycles_fingerprint,
     cycles_frame,
     latest_snapshot,
     scoring_config,
@@ -35,10 +35,8 @@ from scoring import (
     Samples,
     compare_from_samples,
     compare_groups,
-    enrich_document,
-    score_pool,
 )
-from scoring.document import prepare
+from scoring.cells import score_cells
 from scoring.shapes import ViewName
 
 log = logging.getLogger(__name__)
@@ -114,11 +112,11 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
     started = time.perf_counter()
     config = scoring_config()
     decisions = name_decisions()
-    frame = cycles_frame(decisions=decisions)
-    log.info("recompute: loaded %d cycles", len(frame))
-    fingerprint = cycles_fingerprint(frame, config)
+    cells = pool_cells(decisions=decisions)
+    log.info("recompute: loaded %d cycles as %d cells", cells.cycles, len(cells.frame))
+    fingerprint = cells_fingerprint(cells, config)
     demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
-    is_demo = bool(demo_ids) and bool(frame["contributor"].isin(demo_ids).any())
+    is_demo = bool(demo_ids) and bool(cells.frame["contributor"].isin(demo_ids).any())
     previous = latest_snapshot()
     if not force and previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo:
         log.info("recompute: pool unchanged since snapshot %s", previous.id)
@@ -127,19 +125,14 @@ def recompute_snapshot(*, force: bool = False) -> Snapshot | None:
         exports.write_cycles_export(snapshot_id=previous.id)
         return None
     now = timezone.now()
-    # Prepared once (sorted, labelled, judged) for both the scores and the enrichment.
-    prepared = prepare(frame, config, None, None)
-    generated = iso_z(now)
-    scored = score_pool(frame, config, generated=generated, prepared=prepared)
+    # Scores, then B3 and rank stability (which never raise: they say what they could not do).
+    scored, _ = score_cells(cells, config, generated=iso_z(now))
     document, samples = scored.document, scored.samples
-    enrich_document(
-        document, frame, config, prepared=prepared
-    )  # B3 and rank stability; never raises, says what it could not do
     log.info("recompute: scored in %.1f s", time.perf_counter() - started)
     snapshot = _publish(
         document=document,
         samples=samples,
-        frame_rows=len(frame),
+        frame_rows=cells.cycles,
         fingerprint=fingerprint,
         is_demo=is_demo,
         decisions=decisions,
@@ -345,10 +338,9 @@ def scoped_document(
         if not _window_lock.acquire(blocking=False):
             raise WindowBusy from None
     try:
-        frame = cycles_frame(since=since, until=until, decisions=snapshot.name_decisions)
-        config = scoring_config()
-        document = score_pool(frame, config, since=since, until=until, generated=iso_z(snapshot.created_at)).document
-        enrich_document(document, frame, config, since=since, until=until)
+        cells = pool_cells(since=since, until=until, decisions=snapshot.name_decisions)
+        scored, _ = score_cells(cells, scoring_config(), since=since, until=until, generated=iso_z(snapshot.created_at))
+        document = scored.document
         meta = dict(document.get("meta", {}))
         meta["snapshot"] = str(snapshot.id)
         meta["demo"] = snapshot.is_demo

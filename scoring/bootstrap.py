@@ -21,6 +21,7 @@ import numpy as np
 import numpy.typing as npt
 from scipy import stats
 
+from scoring.cell_medians import CellBags, resampled_medians, resampled_pool_median
 from scoring.finishing import finish_adjusted_score
 from scoring.judged import Contributions
 from scoring.scorecard import bounds_of, members, pool_bag_rows, stable_order_by
@@ -59,6 +60,7 @@ class ResampleLayout:
     bag_weights: IntArray  # (m,) a: the pair's weight
     bag_keys: IntArray  # (m,) ascending: layout group x (levels + 1) + 1 + level of the latency
     levels: FloatArray  # the distinct latencies of all bags, ascending
+    cell_bags: CellBags  # the same pairs by cell, for medians by cell where cells hold many pairs each
 
     @property
     def contributors(self) -> IntArray:
@@ -106,6 +108,13 @@ def resample_layout(
         bag_weights=contributions.steps[bag_rows].astype(np.int64),
         bag_keys=row_group[bag] * (len(levels) + 1) + 1 + np.searchsorted(levels, latency),
         levels=levels.astype(np.float64),
+        cell_bags=CellBags.of(
+            cell_of_row[bag],
+            latency,
+            contributions.steps[bag_rows].astype(np.int64),
+            bounds_of(cells_per_group),
+            levels.astype(np.float64),
+        ),
     )
 
 
@@ -198,9 +207,30 @@ def cell_group_sums(
     return out
 
 
-def resampled_scores(layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K) -> FloatArray:
-    """(B, G) scoreAdj of the ranked groups under each row of cell counts."""
+# A median by cell costs about this many pair reads per cell and bisection step (random look-ups, against a
+# sequential pass over the pairs); measured on this machine's 2 cores.
+_LOOKUP_COST = 8
+
+
+def by_cell(layout: ResampleLayout) -> bool:
+    """Whether the medians by cell (scoring.cell_medians) read less than a pass over every pair: where cells hold
+    many pairs each (a large pool from few contributors per group). Both give the same medians."""
+    cells = int(layout.cell_bounds[-1])
+    steps = max(1, int(np.ceil(np.log2(max(len(layout.levels), 2)))))
+    return cells * steps * _LOOKUP_COST < len(layout.latency)
+
+
+def resampled_scores(
+    layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K, *, medians_by_cell: bool | None = None
+) -> FloatArray:
+    """(B, G) scoreAdj of the ranked groups under each row of cell counts; medians by cell or by pair as
+    by_cell(layout) says, unless `medians_by_cell` is given (the two give the same medians)."""
     sums = cell_group_sums(layout.cell_values, layout.cell_columns, layout.cell_bounds, cell_counts)
+    if by_cell(layout) if medians_by_cell is None else medians_by_cell:
+        latency = resampled_medians(layout.cell_bags, cell_counts)
+        raw = raw_axes(sums, latency)
+        pool = pool_axes(sums, resampled_pool_median(layout.cell_bags, cell_counts))
+        return finish_adjusted_score(raw, evidence(sums), pool[:, None, :], evidence_k)
     # Each pair's weight: its steps times how often its cell was drawn. In 32 bits where the product fits
     # (half the memory traffic of the step that dominates); the running sums are 64-bit either way.
     narrow = len(layout.bag_weights) == 0 or int(layout.bag_weights.max()) * int(cell_counts.max()) < 2**31

@@ -24,7 +24,7 @@ def assert_same(ours: Any, theirs: Any, where: str = "") -> None:
         assert set(ours) == set(theirs), f"{where}: keys {set(ours) ^ set(theirs)}"
         for key in ours:
             assert_same(ours[key], theirs[key], f"{where}.{key}")
-    elif isinstance(ours, list):
+    elif isinstance(ours, list | tuple):
         assert len(ours) == len(theirs), f"{where}: {len(ours)} != {len(theirs)}"
         for i, (a, b) in enumerate(zip(ours, theirs, strict=True)):
             assert_same(a, b, f"{where}[{i}]")

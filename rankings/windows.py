@@ -19,9 +19,10 @@ from core.backend import process_lock
 from core.throttles import admit
 from core.times import iso_z
 from ingest.contract_rules import FIRST_DAY
+from rankings.cells import pool_cells
 from rankings.models import Snapshot
-from rankings.selectors import cycles_frame, newest_snapshot, scoring_config, snapshot_document
-from scoring import enrich_document, score_pool
+from rankings.selectors import newest_snapshot, scoring_config, snapshot_document
+from scoring.cells import score_cells
 
 log = logging.getLogger(__name__)
 
@@ -200,10 +201,9 @@ def scoped_document(
         if not process_lock(WINDOW_LOCK).acquire(blocking=False):
             raise WindowBusy from None
     try:
-        frame = cycles_frame(since=since, until=until, decisions=snapshot.name_decisions)
-        config = scoring_config()
-        document = score_pool(frame, config, since=since, until=until, generated=iso_z(snapshot.created_at)).document
-        enrich_document(document, frame, config, since=since, until=until)
+        cells = pool_cells(since=since, until=until, decisions=snapshot.name_decisions)
+        scored, _ = score_cells(cells, scoring_config(), since=since, until=until, generated=iso_z(snapshot.created_at))
+        document = scored.document
         meta = dict(document.get("meta", {}))
         meta["snapshot"] = str(snapshot.id)
         meta["demo"] = snapshot.is_demo

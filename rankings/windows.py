@@ -21,11 +21,13 @@ from core.backend import process_lock
 from core.throttles import admit
 from core.times import iso_z
 from ingest.contract_rules import FIRST_DAY
+from rankings.cells import pool_cells
 from rankings.current import Published
 from rankings.lenses import HARNESSES_KEY, published_harnesses
 from rankings.models import Snapshot
 from rankings.selectors import AXIS_SAMPLES_KEY, cycles_frame, newest_snapshot, scoring_config, snapshot_document
 from scoring import enrich_document, score_pool
+from scoring.cells import score_cells
 
 log = logging.getLogger(__name__)
 
@@ -279,14 +281,18 @@ def scoped_document(
         if not process_lock(WINDOW_LOCK).acquire(blocking=False):
             raise WindowBusy from None
     try:
-        frame = cycles_frame(since=since, until=until, decisions=snapshot.name_decisions, harness=harness)
         config = scoring_config()
-        # A lens is compared on its own resamples (compare takes ?harness=), with every axis's too.
-        scored = score_pool(
-            frame, config, since=since, until=until, generated=iso_z(snapshot.created_at), keep_axes=bool(harness)
-        )
+        generated = iso_z(snapshot.created_at)
+        if harness is None:
+            cells = pool_cells(since=since, until=until, decisions=snapshot.name_decisions)
+            scored, _ = score_cells(cells, config, since=since, until=until, generated=generated)
+        else:
+            # A lens folds names by the senders within it, which the pool's cells do not keep apart: it reads its
+            # own cycles. It is compared on its own resamples (compare takes ?harness=), with every axis's too.
+            frame = cycles_frame(since=since, until=until, decisions=snapshot.name_decisions, harness=harness)
+            scored = score_pool(frame, config, since=since, until=until, generated=generated, keep_axes=True)
+            enrich_document(scored.document, frame, config, since=since, until=until)
         document = scored.document
-        enrich_document(document, frame, config, since=since, until=until)
         meta = dict(document.get("meta", {}))
         meta["snapshot"] = str(snapshot.id)
         meta["demo"] = snapshot.is_demo

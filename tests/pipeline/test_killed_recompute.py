@@ -48,15 +48,15 @@ def redis_coordinator() -> RedisCoordinator:
 
 @contextmanager
 def worker_scoring_8000_cycles(*, resamples: int, pool: str = "solo") -> Iterator[subprocess.Popen[bytes]]:
-    """A worker that has started a queued recompute and loaded its 8,000 cycles: many resamples
-    keep it scoring long after. Stopped (or reaped) on the way out."""
+    """A worker that has started a queued recompute and loaded its 8,000 cycles, handed over the moment it says
+    so: scoring their few hundred cells takes it a second or two more, even with many resamples. Stopped (or
+    reaped) on the way out."""
     worker = workers.start_worker(("SCORING_RESAMPLES", str(resamples)), pool=pool)
     try:
         workers.wait_for_worker(worker)
         redis_coordinator().mark_pending()
         recompute_rankings.delay()
         workers.wait_for_line(worker, b"recompute: loaded 8000 cycles", 60)
-        time.sleep(1)
         yield worker
     finally:
         workers.stop(worker)
@@ -109,8 +109,7 @@ def test_it_redoes_a_recompute_whose_pool_process_is_killed_without_any_restart(
     workers.publish_then_store_more()
     workers.forget_queued_recomputes(coord)
 
-    # Enough resamples to be killed while scoring, few enough that the redone one is quick.
-    with worker_scoring_8000_cycles(resamples=4000, pool="prefork") as worker:
+    with worker_scoring_8000_cycles(resamples=20000, pool="prefork") as worker:
         children = Path(f"/proc/{worker.pid}/task/{worker.pid}/children").read_text().split()
         assert len(children) == 1, children
         os.kill(int(children[0]), signal.SIGKILL)

@@ -2,6 +2,7 @@
 
 import http.client
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -65,7 +66,10 @@ def wait_for_line(process: subprocess.Popen[bytes], marker: bytes, seconds: floa
     seen = b""
     deadline = time.monotonic() + seconds
     while marker not in seen and time.monotonic() < deadline and process.poll() is None:
-        seen += process.stdout.readline()
+        # Wait for output no longer than the deadline: a silent process must fail the test, not hang it.
+        ready, _, _ = select.select([process.stdout], [], [], max(0.0, deadline - time.monotonic()))
+        if ready:
+            seen += process.stdout.readline()
     assert marker in seen, seen.decode(errors="replace")[-3000:]
     return seen
 

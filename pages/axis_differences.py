@@ -2,23 +2,21 @@
 from the samples the recompute stored (per-axis samples beside the score samples, of the same resamples, so
 the axes' intervals pair as the score's do). One query reads the four lists."""
 
-from typing import Any
-
 from rankings.comparisons import score_difference
 from rankings.selectors import stored_comparison_samples
 from scoring import Comparison
 from scoring.axis_samples import decode
 from scoring.compare_axes import AxisDifference, compare_axes_from_samples
-from scoring.shapes import AXIS_NAMES, number
+from scoring.shapes import AXIS_NAMES, GroupRow, number
 
 
-def _adjusted(group: dict[str, Any]) -> list[float | None]:
+def _adjusted(group: GroupRow) -> list[float | None]:
     adj = group.get("adj") or {}
     return [number(adj.get(name)) for name in AXIS_NAMES]
 
 
 def compared(
-    snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any]
+    snapshot_id: int, view: str, group_a: GroupRow, group_b: GroupRow
 ) -> tuple[Comparison | None, tuple[AxisDifference, ...], bool]:
     """The score's comparison, every axis of A against B, and whether the snapshot held per-axis samples.
 

@@ -16,7 +16,7 @@ from pages.presenters import EFFORT_VIEWS, interval, number, planner_and_builder
 from pages.wording import VIEW_TITLES, WINDOW_TITLES
 from rankings.current import Published
 from rankings.windows import WINDOW_NAMES, Window, window_query
-from scoring.shapes import PAIRING_VIEWS
+from scoring.shapes import PAIRING_VIEWS, GroupRow, PoolDocument, ProvisionalRow, View
 
 # The pool scores 50 on every axis, so 50 is the score of a pairing no better or worse than the pool.
 POOL_SCORE: Final = 50.0
@@ -101,7 +101,7 @@ def side_of_pool(lo: float | None, hi: float | None) -> str:
     return ""
 
 
-def ranked_cell(group: dict[str, Any], ranked: int) -> Cell:
+def ranked_cell(group: GroupRow, ranked: int) -> Cell:
     label = str(group.get("label", ""))
     score = number(group.get("scoreAdj"))
     lo, hi = interval(group)
@@ -121,17 +121,17 @@ def ranked_cell(group: dict[str, Any], ranked: int) -> Cell:
     )
 
 
-def provisional_cell(item: dict[str, Any]) -> Cell:
-    return Cell(label=str(item.get("label", "")), kind="provisional", judged=int(item.get("hjudged") or 0))
+def provisional_cell(item: ProvisionalRow) -> Cell:
+    return Cell(label=item["label"], kind="provisional", judged=item["hjudged"])
 
 
-def pairing_matrix(view_doc: dict[str, Any], view: str) -> Matrix:
+def pairing_matrix(view_doc: View, view: str) -> Matrix:
     """The view's pairings laid out by planner and builder; NotAPairingView for the single-model views."""
     if view not in PAIRING_VIEWS:
         raise NotAPairingView(view)
-    groups = view_doc.get("groups", [])
+    groups = view_doc["groups"]
     placed: dict[tuple[str, str], Cell] = {}
-    for item in view_doc.get("provisional", []):
+    for item in view_doc["provisional"]:
         sides = planner_and_builder(item)
         if sides is not None:
             placed[sides] = provisional_cell(item)
@@ -158,7 +158,7 @@ def window_links(view: str, window: Window) -> list[tuple[str, str, bool]]:
 
 
 def matrix_context(
-    snapshot: Published | None, document: dict[str, Any] | None, *, view: str, window: Window
+    snapshot: Published | None, document: PoolDocument | None, *, view: str, window: Window
 ) -> dict[str, Any]:
     """The matrix page of a pairing view in a window; the matrix only when there is a document."""
     context = page_context(snapshot, document, view=view)
@@ -175,14 +175,14 @@ def matrix_context(
     )
     if document is None:
         return context
-    view_doc = (document.get("views") or {}).get(view) or {}
+    view_doc = document["views"][view]
     grid = pairing_matrix(view_doc, view)
     context.update(
         {
             "matrix": grid,
-            "scope_meta": document.get("meta", {}),
-            "ranked_count": len(view_doc.get("groups", [])),
-            "provisional_count": len(view_doc.get("provisional", [])),
+            "scope_meta": document["meta"],
+            "ranked_count": len(view_doc["groups"]),
+            "provisional_count": len(view_doc["provisional"]),
         }
     )
     return context

@@ -31,13 +31,13 @@ from rankings.current import Lazy, Published, current_snapshot, serving_snapshot
 from rankings.windows import read_window
 from scoring import Comparison
 from scoring.compare_axes import AxisDifference
-from scoring.shapes import PAIRING_VIEWS
+from scoring.shapes import PAIRING_VIEWS, View
 
 HISTORY_POINTS = 60
 NO_SUCH_VIEW = "There is no such view."
 
 
-def published_view(snapshot: Published | None, view: str) -> tuple[Published, dict[str, Any]]:
+def published_view(snapshot: Published | None, view: str) -> tuple[Published, View]:
     """The published snapshot and one view of it; NotFound when there is none or no such view."""
     if snapshot is None:
         raise NotFound("Nothing is ranked yet.")

@@ -1,17 +1,17 @@
 """Comparing two published groups: the difference of their adjusted scores, with its interval."""
 
 import logging
-from typing import Any, cast
+from typing import cast
 
 from rankings.selectors import cycles_frame, scoring_config, stored_samples
 from scoring import Comparison, GroupNotRanked, compare_from_samples, compare_groups
-from scoring.shapes import ViewName, number
+from scoring.shapes import GroupRow, ViewName, number
 
 log = logging.getLogger(__name__)
 
 
 def score_difference(
-    snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any], read: tuple[object, ...] = ()
+    snapshot_id: int, view: str, group_a: GroupRow, group_b: GroupRow, read: tuple[object, ...] = ()
 ) -> Comparison | None:
     """scoreAdj(A) - scoreAdj(B) with its cluster bootstrap-t interval, from the samples the recompute stored.
 

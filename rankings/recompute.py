@@ -26,6 +26,7 @@ from rankings.public_names import name_decisions
 from rankings.selectors import AXIS_SAMPLES_KEY, cycles_fingerprint, cycles_frame, newest_snapshot, scoring_config
 from scoring import enrich_document, score_pool
 from scoring.document import prepare
+from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)
 
@@ -132,7 +133,7 @@ def publish(*, force: bool = False) -> Snapshot | None:
 
 def _store(
     *,
-    document: dict[str, Any],
+    document: PoolDocument,
     samples: dict[str, Any],
     frame_rows: int,
     fingerprint: str,
@@ -140,13 +141,13 @@ def _store(
     decisions: dict[str, bool],
     now: Any,
 ) -> Snapshot:
-    meta = document.get("meta", {})
+    meta = document["meta"]
     with transaction.atomic():
         snapshot = Snapshot.objects.create(
             created_at=now,
             cycles=frame_rows,
-            judged=int(meta.get("judged") or 0),
-            contributors=int(meta.get("contributors") or 0),
+            judged=meta["judged"],
+            contributors=meta["contributors"],
             fingerprint=fingerprint,
             is_demo=is_demo,
             document=document,
@@ -163,13 +164,13 @@ def _store(
                     view=view,
                     label=group["label"],
                     score_adj=group["scoreAdj"],
-                    ci_lo=(group.get("ci") or [None, None])[0],
-                    ci_hi=(group.get("ci") or [None, None])[1],
-                    rank=group.get("rank"),
+                    ci_lo=group["ci"][0] if group["ci"] else None,
+                    ci_hi=group["ci"][1] if group["ci"] else None,
+                    rank=group["rank"],
                     hjudged=group["hjudged"],
                 )
-                for view, body in document.get("views", {}).items()
-                for group in body.get("groups", [])
+                for view, body in document["views"].items()
+                for group in body["groups"]
             ]
         )
         transaction.on_commit(current.snapshot_published)

@@ -8,7 +8,7 @@ import datetime as dt
 import logging
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, Final
+from typing import Final
 from urllib.parse import urlencode
 
 from django.conf import settings
@@ -20,8 +20,9 @@ from core.throttles import admit
 from core.times import iso_z
 from ingest.contract_rules import FIRST_DAY
 from rankings.models import Snapshot
-from rankings.selectors import cycles_frame, newest_snapshot, scoring_config, snapshot_document
+from rankings.selectors import cycles_frame, newest_snapshot, read_document, scoring_config, snapshot_document
 from scoring import enrich_document, score_pool
+from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)
 
@@ -168,21 +169,22 @@ def _claim_window(key: str, requester: str) -> list[str] | None:
 
 def scoped_document(
     *, since: dt.date | None, until: dt.date | None, snapshot: Snapshot | None = None, requester: str = ""
-) -> dict[str, Any] | None:
+) -> PoolDocument | None:
     """Rankings for a day window, computed on demand and cached per snapshot.
 
-    None when nothing has been published yet. The all-time window is the snapshot itself. A window not
+    None when nothing has been published yet (or only a snapshot of an older document version). The all-time
+    window is the snapshot itself. A window not
     yet computed costs its `requester` (a keyed digest of the client's address) one of its
     WINDOW_RATE_PER_ADDRESS and one of WINDOW_SLOTS; raises WindowLimited past the rate and WindowBusy when
     no slot is free, this window is computing, or this requester already computes another.
     """
     snapshot = snapshot or newest_snapshot()
-    if snapshot is None:
+    if snapshot is None or read_document(snapshot.document) is None:
         return None
     if since is None and until is None:
         return snapshot_document(snapshot)
     key = f"scoped:{snapshot.id}:{since}:{until}"
-    document: dict[str, Any] | None = soft_cache.get(key)
+    document: PoolDocument | None = soft_cache.get(key)
     if document is not None:
         return document
     if requester:
@@ -204,7 +206,7 @@ def scoped_document(
         config = scoring_config()
         document = score_pool(frame, config, since=since, until=until, generated=iso_z(snapshot.created_at)).document
         enrich_document(document, frame, config, since=since, until=until)
-        meta = dict(document.get("meta", {}))
+        meta = document["meta"].copy()
         meta["snapshot"] = str(snapshot.id)
         meta["demo"] = snapshot.is_demo
         document["meta"] = meta

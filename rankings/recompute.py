@@ -23,7 +23,14 @@ from rankings import current, cycles_file
 from rankings.coordination import Coordinator, coordinator, exclusive
 from rankings.models import GroupScore, Snapshot
 from rankings.public_names import name_decisions
-from rankings.selectors import AXIS_SAMPLES_KEY, cycles_fingerprint, cycles_frame, newest_snapshot, scoring_config
+from rankings.selectors import (
+    AXIS_SAMPLES_KEY,
+    cycles_fingerprint,
+    cycles_frame,
+    newest_snapshot,
+    read_document,
+    scoring_config,
+)
 from scoring import enrich_document, score_pool
 from scoring.document import prepare
 from scoring.shapes import PoolDocument
@@ -100,7 +107,9 @@ def publish(*, force: bool = False) -> Snapshot | None:
     demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
     is_demo = bool(demo_ids) and bool(frame["contributor"].isin(demo_ids).any())
     previous = newest_snapshot()
-    if not force and previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo:
+    # A snapshot stored under another document version is not served (selectors.read_document): replace it.
+    unchanged = previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo
+    if not force and previous is not None and unchanged and read_document(previous.document) is not None:
         log.info("recompute: pool unchanged since snapshot %s", previous.id)
         # Its file may still hold cycles retracted since: stored after this snapshot read the pool and
         # before the file was read. Written again here, or the download would refuse until the pool changed.

@@ -7,12 +7,11 @@ from rankings.selectors import stored_comparison_samples
 from scoring import Comparison
 from scoring.axis_samples import decode
 from scoring.compare_axes import AxisDifference, compare_axes_from_samples
-from scoring.shapes import AXIS_NAMES, GroupRow, number
+from scoring.shapes import AXIS_NAMES, GroupRow
 
 
 def _adjusted(group: GroupRow) -> list[float | None]:
-    adj = group.get("adj") or {}
-    return [number(adj.get(name)) for name in AXIS_NAMES]
+    return [group["adj"].get(name) for name in AXIS_NAMES]
 
 
 def compared(
@@ -24,18 +23,17 @@ def compared(
     directions and factors without intervals, and False, so the page can say why.
     """
     samples_a, samples_b, text_a, text_b = stored_comparison_samples(
-        snapshot_id, view, str(group_a["label"]), str(group_b["label"])
+        snapshot_id, view, group_a["label"], group_b["label"]
     )
     comparison = score_difference(snapshot_id, view, group_a, group_b, read=(samples_a, samples_b))
     logs_a, logs_b = decode(text_a), decode(text_b)
-    k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
-    kept = logs_a is not None and logs_b is not None and isinstance(k_a, int) and isinstance(k_b, int)
+    kept = logs_a is not None and logs_b is not None
     differences = compare_axes_from_samples(
         adj_a=_adjusted(group_a),
         adj_b=_adjusted(group_b),
         logs_a=logs_a if kept else None,
         logs_b=logs_b if kept else None,
-        contributors_a=k_a if isinstance(k_a, int) else 0,
-        contributors_b=k_b if isinstance(k_b, int) else 0,
+        contributors_a=group_a["contributors"],
+        contributors_b=group_b["contributors"],
     )
     return comparison, differences, kept

@@ -202,7 +202,7 @@ def pairing_context(snapshot: Published, view_doc: View, *, view: str, label: st
     """A group's page, ranked or provisional, with the method's numbers of its view."""
     context = page_context(snapshot, view=view)
     context["label"] = label
-    context["method"] = method_numbers({**(view_doc.get("meta") or {}), "span": view_doc.get("span")})
+    context["method"] = method_numbers({**view_doc["meta"], "span": view_doc["span"]})
     return context
 
 
@@ -228,12 +228,11 @@ def group_context(
     return {
         "group": group,
         "row": row,
-        "ranked_count": len(view_doc.get("groups", [])),
+        "ranked_count": len(view_doc["groups"]),
         "rank_range_words": RANK_RANGE_WORDS,
         "axis_rows": rows,
         "tiers": [
-            (name, weight, (group.get("tiers") or {}).get(name), (group.get("tiersAdj") or {}).get(name))
-            for name, weight in TIERS.items()
+            (name, weight, group["tiers"].get(name), group["tiersAdj"].get(name)) for name, weight in TIERS.items()
         ],
         "strip": axis_strip(rows=rows, colour=row["colour"], label=label, span=span_of(view_doc)),
         "sparkline": "" if history_words(points) else sparkline(points=points, colour=row["colour"], label=label),
@@ -241,23 +240,21 @@ def group_context(
         "lo": lo,
         "hi": hi,
         "sides": planner_and_builder(group),
-        "pool": view_doc.get("pool") or {},
-        "variance_words": variance_share_words(view_doc.get("meta") or {}),
+        "pool": view_doc["pool"],
+        "variance_words": variance_share_words(view_doc["meta"]),
     }
 
 
 def compare_context(snapshot: Published, view_doc: View, *, view: str) -> dict[str, Any]:
     """The compare page of a view: the groups one can choose, before any is chosen."""
     context = page_context(snapshot, view=view)
-    context.update(
-        {"choices": [g["label"] for g in view_doc.get("groups", [])], "is_pairing_view": view in PAIRING_VIEWS}
-    )
+    context.update({"choices": [g["label"] for g in view_doc["groups"]], "is_pairing_view": view in PAIRING_VIEWS})
     return context
 
 
 def compared_labels(view_doc: View, label_a: str, label_b: str) -> tuple[str, str]:
     """The two sides to compare; a missing side is the best-ranked group, never the other side's group."""
-    groups = view_doc.get("groups", [])
+    groups = view_doc["groups"]
     chosen_a = label_a or next((g["label"] for g in groups if g["label"] != label_b), "")
     chosen_b = label_b or next((g["label"] for g in groups if g["label"] != chosen_a), "")
     return chosen_a, chosen_b

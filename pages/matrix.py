@@ -12,7 +12,7 @@ from django.utils.safestring import SafeString
 
 from pages.charts import OKABE_ITO, interval_bar
 from pages.contexts import page_context
-from pages.presenters import EFFORT_VIEWS, interval, number, planner_and_builder, rank_text
+from pages.presenters import EFFORT_VIEWS, interval, planner_and_builder, rank_text
 from pages.wording import VIEW_TITLES, WINDOW_TITLES
 from rankings.current import Published
 from rankings.windows import WINDOW_NAMES, Window, window_query
@@ -102,20 +102,18 @@ def side_of_pool(lo: float | None, hi: float | None) -> str:
 
 
 def ranked_cell(group: GroupRow, ranked: int) -> Cell:
-    label = str(group.get("label", ""))
-    score = number(group.get("scoreAdj"))
+    label, score = group["label"], group["scoreAdj"]
     lo, hi = interval(group)
-    contributors = group.get("contributors")
     return Cell(
         label=label,
         kind="ranked",
         score=score,
         lo=lo,
         hi=hi,
-        contributors=contributors if isinstance(contributors, int) else None,
-        judged=int(group.get("hjudged") or 0),
+        contributors=group["contributors"],
+        judged=group["hjudged"],
         rank=rank_text(group, ranked),
-        flags=tuple(str(flag) for flag in group.get("flags", [])),
+        flags=tuple(group["flags"]),
         side=side_of_pool(lo, hi),
         bar=interval_bar(score=score, lo=lo, hi=hi, colour=BAR_COLOUR, label=label, domain=WHOLE_SCALE),
     )

@@ -115,8 +115,8 @@ def side_panel(rows: list[dict[str, Any]], view_doc: View, *, kept: Side, name: 
     ranked = {row["pairing"] for row in shown}
     waiting = sum(
         1
-        for item in view_doc.get("provisional", [])
-        if (sides := planner_and_builder(item)) is not None and sides[index] == name and item.get("label") not in ranked
+        for item in view_doc["provisional"]
+        if (sides := planner_and_builder(item)) is not None and sides[index] == name and item["label"] not in ranked
     )
     varied = OTHER_SIDE[kept]
     title = (

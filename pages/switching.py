@@ -148,9 +148,8 @@ def axis_rows(
     group_a: GroupRow, group_b: GroupRow, differences: tuple[AxisDifference, ...], kept: bool = True
 ) -> list[AxisRow]:
     rows = []
-    k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
-    contributors = min(k_a, k_b) if isinstance(k_a, int) and isinstance(k_b, int) else 0
-    adj_a, adj_b = group_a.get("adj") or {}, group_b.get("adj") or {}
+    contributors = min(group_a["contributors"], group_b["contributors"])
+    adj_a, adj_b = group_a["adj"], group_b["adj"]
     for difference in differences:
         factor, interval = difference.factor, difference.factor_interval
         better = difference.better or "no comparison"

@@ -99,6 +99,11 @@ def mark_cacheable(response: HttpResponseBase, etag: str) -> None:
     patch_cache_control(response, public=True, max_age=CACHE_MAX_AGE)
 
 
+def kept(response: HttpResponse) -> bool:
+    """Whether a built page is kept for the snapshot: a 200 that did not say it will change (no-cache)."""
+    return response.status_code == 200 and "no-cache" not in response.get("Cache-Control", "")
+
+
 def cached_response(
     request: HttpRequest,
     page: str,
@@ -134,11 +139,11 @@ def cached_response(
             response = build()
         except NotFound as missing:
             response = not_found_page(str(missing))
-        if response.status_code == 200:
+        if kept(response):
             held = (response.status_code, response.content)
             soft_cache.set(key, held, PAGE_SECONDS)
             local.set(key, held, PAGE_SECONDS)
-    if response.status_code == 200:
+    if kept(response):
         mark_cacheable(response, etag)
     response["X-Snapshot"] = str(snapshot_id)
     return response

@@ -3,6 +3,7 @@
 from django.http import HttpResponse
 from django.utils import timezone
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
+from pragmatikos_contract.values import TOKEN_RE
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
@@ -12,13 +13,20 @@ from core.page_cache import etag_of, mark_cacheable, not_modified
 from core.throttles import address_digest
 from ingest.contract_rules import FIRST_DAY
 from rankings.selectors import newest_snapshot
-from rankings.windows import WindowBusy, WindowError, WindowLimited, read_days, scoped_document
+from rankings.windows import WindowBusy, WindowError, WindowLimited, read_days, read_harness, scoped_document
 from scoring.shapes import VIEWS
 
 # A day, or empty for no bound; the range moves with the clock, so it is said in words.
 DAY_PARAMETER = {
     "anyOf": [
         {"type": "string", "format": "date", "pattern": "^[0-9]{4}-[0-9]{2}-[0-9]{2}$"},
+        {"type": "string", "enum": [""]},
+    ]
+}
+# A harness name as the contract spells one, or empty for every harness; which names the pool has is in meta.
+HARNESS_PARAMETER = {
+    "anyOf": [
+        {"type": "string", "pattern": f"^{TOKEN_RE.pattern}$"},
         {"type": "string", "enum": [""]},
     ]
 }
@@ -54,12 +62,20 @@ class PoolApi(APIView):
         parameters=[
             OpenApiParameter("since", DAY_PARAMETER, description=f"First day in scope (inclusive), {DAY_RANGE}."),
             OpenApiParameter("until", DAY_PARAMETER, description=f"Last day in scope (inclusive), {DAY_RANGE}."),
+            OpenApiParameter(
+                "harness",
+                HARNESS_PARAMETER,
+                description="Only the cycles of this harness, one of meta.harnesses (400 for any other name), "
+                "ranked by the same method; combinable with since and until.",
+            ),
             RETRY_AFTER,
         ],
         responses={
             200: OpenApiResponse(POOL_DOCUMENT, description="The pool document: meta and the six views."),
             304: OpenApiResponse(None, description="Not modified since the ETag sent in If-None-Match."),
-            400: OpenApiResponse(ErrorSerializer, description="A parameter is not a day in range, or is unknown."),
+            400: OpenApiResponse(
+                ErrorSerializer, description="A parameter is not a day in range or a harness of the pool, or unknown."
+            ),
             429: OpenApiResponse(
                 ErrorSerializer, description="Too many new windows from this address (WINDOW_RATE_PER_ADDRESS)."
             ),
@@ -70,23 +86,28 @@ class PoolApi(APIView):
     )
     def get(self, request: Request) -> Response | HttpResponse:
         try:
-            if set(request.query_params) - {"since", "until"}:
-                raise WindowError("Unknown parameter: only since and until are accepted.")
+            if set(request.query_params) - {"since", "until", "harness"}:
+                raise WindowError("Unknown parameter: only since, until and harness are accepted.")
             since, until = read_days(
                 request.query_params.get("since"), request.query_params.get("until"), today=timezone.now().date()
             )
+            harness = read_harness(request.query_params.get("harness"))
         except WindowError as exc:
             return api_error(str(exc))
         snapshot = newest_snapshot()
         if snapshot is None:
             return api_error("No ranking has been published yet.", status_code=503, retry_after=60)
-        etag = etag_of(snapshot.id, since, until)
+        etag = etag_of(snapshot.id, since, until, harness)
         unchanged = not_modified(request._request, etag)
         if unchanged is not None:
             return unchanged
         requester = address_digest(request)
         try:
-            document = scoped_document(since=since, until=until, snapshot=snapshot, requester=requester)
+            document = scoped_document(
+                since=since, until=until, snapshot=snapshot, requester=requester, harness=harness
+            )
+        except WindowError as exc:  # a harness the pool does not show
+            return api_error(str(exc))
         except WindowLimited as limited:
             return api_error(
                 f"Too many new windows from this address; try again in {limited.retry_after} seconds.",

@@ -5,6 +5,7 @@ The views fetch the snapshot and the view; these assemble the context; the templ
 
 import json
 from collections.abc import Mapping
+from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -56,8 +57,9 @@ from pages.wording import (
     other_words,
 )
 from rankings.current import Published
+from rankings.lenses import published_harnesses
 from rankings.selectors import HistoryRow, scoring_config
-from rankings.windows import Window, window_query
+from rankings.windows import Window, lens_query, window_query
 from scoring import Comparison
 from scoring.bootstrap import t_factor
 from scoring.shapes import INTERVAL_LEVEL, PAIRING_VIEWS, SPAN_FACTOR, GroupRow, PoolDocument, View
@@ -153,8 +155,10 @@ def leaderboard_context(
             "sorts": SORTS,
         }
     )
+    context.update(lens_context(window, []))
     if document is None:
         return context
+    context["harnesses"] = published_harnesses(document)
     view_doc = document["views"][view]
     view_meta = view_doc["meta"]
     colours, legend = colours_of(view_doc, view)
@@ -196,6 +200,17 @@ def leaderboard_context(
         }
     )
     return context
+
+
+def lens_context(window: Window, lenses: list[Any]) -> dict[str, Any]:
+    """The harness lens a page is under (None: every harness), the part of its links that keeps it, and the
+    page's group under each harness (lenses.lens_scores)."""
+    return {
+        "lens": window.harness,
+        "lens_suffix": lens_query(window),
+        "every_harness_suffix": window_query(replace(window, harness=None)),
+        "lens_scores": lenses,
+    }
 
 
 def pairing_context(snapshot: Published, view_doc: View, *, view: str, label: str) -> dict[str, Any]:

@@ -37,12 +37,15 @@ from django.utils.http import http_date, parse_etags
 from django.views.decorators.http import require_safe
 
 from core.http import not_found_page
+from core.http import param as query_param
 from core.page_cache import mark_cacheable, not_modified, page_etag
 from core.times import iso_z
 from pages import presenters, wording
 from pages.serving import chosen_view, render_page
+from pages.windowed import windowed_document
 from rankings import cycles_file
-from rankings.current import published_snapshot, serving_snapshot
+from rankings.current import Lazy, serving_snapshot
+from rankings.windows import WINDOW_PARAMETERS, read_window
 from scoring.shapes import PAIRING_VIEWS, View
 
 # How soon to ask again while the newest snapshot's export is being written.
@@ -366,19 +369,24 @@ def rankings_csv(request: HttpRequest) -> HttpResponse:
     view = chosen_view(request)
     if view is None:
         return not_found_page("There is no such view.")
+    # The pages' window (days and harness), so the link under a table downloads that table.
+    window = read_window({name: query_param(request, name) for name in WINDOW_PARAMETERS}, today=timezone.now().date())
     _, snapshot_id = serving_snapshot()
     if snapshot_id == 0:
         return not_found_page("Nothing is ranked yet.")
-    etag = page_etag(request, snapshot_id, "rankings.csv", view)
+    etag = page_etag(request, snapshot_id, "rankings.csv", view, window.since, window.until)
     unchanged = not_modified(request, etag)
     if unchanged is not None:
         unchanged["X-Snapshot"] = str(snapshot_id)
         return unchanged
-    snapshot = published_snapshot(snapshot_id)
-    if snapshot is None:
+    scope = windowed_document(request, window, Lazy(snapshot_id))
+    if scope.refused:
+        return scope.refused_page()
+    if scope.document is None:
         return not_found_page("Nothing is ranked yet.")
-    view_doc = snapshot.document["views"][view]
+    view_doc = scope.document["views"][view]
+    scoped = "".join(f"-{part}" for part in (window.harness, window.since, window.until) if part)
     response = HttpResponse(rankings_body(view, view_doc), content_type="text/csv; charset=utf-8")
-    _stamp(response, snapshot_id=snapshot.id, kind=f"rankings-{view}")
+    _stamp(response, snapshot_id=snapshot_id, kind=f"rankings-{view}{scoped}")
     mark_cacheable(response, etag)
     return response

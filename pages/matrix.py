@@ -5,17 +5,18 @@ scoreAdj with its interval and contributors, each provisional pairing marked, em
 the two. A cell is tinted only where its whole interval lies on one side of 50, the pool's score.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 from django.utils.safestring import SafeString
 
 from pages.charts import OKABE_ITO, interval_bar
-from pages.contexts import page_context
+from pages.contexts import lens_context, page_context
 from pages.presenters import EFFORT_VIEWS, interval, planner_and_builder, rank_text
 from pages.wording import VIEW_TITLES, WINDOW_TITLES
 from rankings.current import Published
-from rankings.windows import WINDOW_NAMES, Window, window_query
+from rankings.lenses import published_harnesses
+from rankings.windows import WINDOW_NAMES, Window, lens_query, window_query
 from scoring.shapes import PAIRING_VIEWS, GroupRow, PoolDocument, ProvisionalRow, View
 
 # The pool scores 50 on every axis, so 50 is the score of a pairing no better or worse than the pool.
@@ -147,11 +148,24 @@ def pairing_matrix(view_doc: View, view: str) -> Matrix:
 
 
 def window_links(view: str, window: Window) -> list[tuple[str, str, bool]]:
-    """(title, query, current) for each preset window; a custom window is current but has no preset link."""
+    """(title, query, current) for each preset window, keeping the lens; a custom window is current but has no
+    preset link."""
     links = []
     for name in WINDOW_NAMES[:-1]:
-        query = f"?view={view}" + ("" if name == "all" else f"&window={name}")
+        query = f"?view={view}" + ("" if name == "all" else f"&window={name}") + lens_query(window)
         links.append((WINDOW_TITLES[name], query, not window.error and window.name == name))
+    return links
+
+
+def harness_links(view: str, window: Window, harnesses: list[str]) -> list[tuple[str, str, bool]]:
+    """(title, query, current) for every harness together and each one the pool shows, keeping the window;
+    none when the pool has one harness and no lens is on."""
+    if len(harnesses) < 2 and not window.harness:
+        return []
+    links = []
+    for name in (None, *harnesses):
+        query = f"?view={view}" + window_query(replace(window, harness=name))
+        links.append((name or "every harness", query, not window.error and window.harness == name))
     return links
 
 
@@ -167,6 +181,7 @@ def matrix_context(
             "window_title": WINDOW_TITLES.get(window.name, ""),
             "window_suffix": window_query(window),
             "tab_suffix": window_query(window),
+            **lens_context(window, []),
             "views": {key: title for key, title in VIEW_TITLES.items() if key in PAIRING_VIEWS},
             "pool_score": POOL_SCORE,
         }
@@ -177,6 +192,7 @@ def matrix_context(
     grid = pairing_matrix(view_doc, view)
     context.update(
         {
+            "harness_links": harness_links(view, window, published_harnesses(document)),
             "matrix": grid,
             "scope_meta": document["meta"],
             "ranked_count": len(view_doc["groups"]),

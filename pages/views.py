@@ -23,28 +23,37 @@ from ingest.services import retract
 from pages import contexts, downloads, lab_links, matrix, pairing_sides, presenters, wording
 from pages.axis_differences import compared
 from pages.compare_chart import advantages_context
+from pages.lenses import lens_scores, partial_if_pending
 from pages.serving import cached_page, chosen_view, render_page
 from pages.switching import switch_context
 from pages.windowed import windowed_document
 from rankings import selectors
 from rankings.current import Lazy, Published, current_snapshot, serving_snapshot
-from rankings.windows import read_window
+from rankings.windows import WINDOW_PARAMETERS, Window, lens_parts, read_window
 from scoring import Comparison
 from scoring.compare_axes import AxisDifference
-from scoring.shapes import PAIRING_VIEWS, View
+from scoring.shapes import PAIRING_VIEWS, PoolDocument, View
 
 HISTORY_POINTS = 60
 NO_SUCH_VIEW = "There is no such view."
 
 
-def published_view(snapshot: Published | None, view: str) -> tuple[Published, View]:
-    """The published snapshot and one view of it; NotFound when there is none or no such view."""
+def published_view(
+    snapshot: Published | None, view: str, document: PoolDocument | None = None
+) -> tuple[Published, View]:
+    """The published snapshot and one view of it (of `document`, a window's, when given); NotFound when there is
+    none or no such view."""
     if snapshot is None:
         raise NotFound("Nothing is ranked yet.")
     try:
-        return snapshot, presenters.find_view(snapshot.document, view)
+        return snapshot, presenters.find_view(document or snapshot.document, view)
     except presenters.UnknownGroup:
         raise NotFound(NO_SUCH_VIEW) from None
+
+
+def lens_of(request: HttpRequest) -> Window:
+    """The harness lens of a page about one or two groups (all time: their pages take no days)."""
+    return read_window({"harness": param(request, "harness")}, today=timezone.now().date())
 
 
 @require_safe
@@ -52,9 +61,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
     view = chosen_view(request)
     if view is None:
         return not_found_page(NO_SUCH_VIEW)
-    window = read_window(
-        {name: param(request, name) for name in ("window", "since", "until")}, today=timezone.now().date()
-    )
+    window = read_window({name: param(request, name) for name in WINDOW_PARAMETERS}, today=timezone.now().date())
     sort = presenters.chosen_sort(param(request, "sort"))
 
     def build(load: Lazy) -> HttpResponse:
@@ -64,7 +71,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
         )
         return scoped.answer("leaderboard/leaderboard.html", context)
 
-    parts = (view, window.name, window.since, window.until, bool(window.error), sort)
+    parts = (view, window.name, window.since, window.until, bool(window.error), sort, *lens_parts(window))
     return cached_page(request, "leaderboard", parts, build)
 
 
@@ -75,16 +82,14 @@ def pairing_matrix(request: HttpRequest) -> HttpResponse:
         return not_found_page(NO_SUCH_VIEW)
     if view not in PAIRING_VIEWS:
         return render_page("leaderboard/matrix.html", matrix.not_a_pairing_view_context(view), status=404)
-    window = read_window(
-        {name: param(request, name) for name in ("window", "since", "until")}, today=timezone.now().date()
-    )
+    window = read_window({name: param(request, name) for name in WINDOW_PARAMETERS}, today=timezone.now().date())
 
     def build(load: Lazy) -> HttpResponse:
         scoped = windowed_document(request, window, load)
         context = matrix.matrix_context(scoped.snapshot, scoped.document, view=view, window=scoped.window)
         return scoped.answer("leaderboard/matrix.html", context)
 
-    parts = (view, window.name, window.since, window.until, bool(window.error))
+    parts = (view, window.name, window.since, window.until, bool(window.error), *lens_parts(window))
     return cached_page(request, "matrix", parts, build)
 
 
@@ -94,24 +99,32 @@ def pairing(request: HttpRequest) -> HttpResponse:
     if view is None:
         return not_found_page(NO_SUCH_VIEW)
     label = param(request, "label")
+    window = lens_of(request)
 
     def build(load: Lazy) -> HttpResponse:
-        snapshot, view_doc = published_view(load(), view)
+        scope = windowed_document(request, window, load)
+        if scope.refused:
+            return scope.refused_page()
+        snapshot, view_doc = published_view(scope.snapshot, view, scope.document)
         context = contexts.pairing_context(snapshot, view_doc, view=view, label=label)
+        lenses = lens_scores(snapshot.id, snapshot.document, window, view, label)
+        context.update(contexts.lens_context(window, lenses))
         try:
             group = presenters.find_group(view_doc, label)
         except presenters.UnknownGroup:
             provisional = contexts.provisional_context(view_doc, label)
             if provisional is None:
-                raise NotFound(f"No group of that name in the view {wording.VIEW_TITLES[view]}.") from None
-            return render_page("leaderboard/provisional.html", context | provisional)
-        history = selectors.score_history(view, label, points=HISTORY_POINTS)
+                under = f" under the harness {window.harness}" if window.harness else ""
+                raise NotFound(f"No group of that name in the view {wording.VIEW_TITLES[view]}{under}.") from None
+            return partial_if_pending(render_page("leaderboard/provisional.html", context | provisional), lenses)
+        # The score history is of the published snapshots: the whole pool's.
+        history = selectors.score_history(view, label, points=HISTORY_POINTS) if window.is_snapshot else []
         context.update(contexts.group_context(group, view_doc, view=view, label=label, history=history))
         context.update(pairing_sides.sides_context(view_doc, view=view, label=label, group=group))
         context["in_the_lab"] = lab_links.in_the_lab(view, label)
-        return render_page("leaderboard/pairing.html", context)
+        return partial_if_pending(render_page("leaderboard/pairing.html", context), lenses)
 
-    return cached_page(request, "pairing", (view, label), build)
+    return cached_page(request, "pairing", (view, label, *lens_parts(window)), build)
 
 
 @require_safe
@@ -120,10 +133,16 @@ def compare(request: HttpRequest) -> HttpResponse:
     if view is None:
         return not_found_page(NO_SUCH_VIEW)
     label_a, label_b = param(request, "a"), param(request, "b")
+    window = lens_of(request)
 
     def build(load: Lazy) -> HttpResponse:
-        snapshot, view_doc = published_view(load(), view)
+        scope = windowed_document(request, window, load)
+        if scope.refused:
+            return scope.refused_page()
+        snapshot, view_doc = published_view(scope.snapshot, view, scope.document)
         context = contexts.compare_context(snapshot, view_doc, view=view)
+        context.update(contexts.lens_context(window, []))
+        context["tab_suffix"] = context["lens_suffix"]
         chosen_a, chosen_b = contexts.compared_labels(view_doc, label_a, label_b)
         if not chosen_a or not chosen_b:
             return render_page("leaderboard/compare.html", context | {"a": None, "b": None})
@@ -135,13 +154,13 @@ def compare(request: HttpRequest) -> HttpResponse:
         axes: tuple[AxisDifference, ...] = ()
         kept = False
         if chosen_a != chosen_b:
-            difference, axes, kept = compared(snapshot.id, view, group_a, group_b)
+            difference, axes, kept = compared(snapshot.id, view, group_a, group_b, window)
         context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
         if chosen_a != chosen_b:
             context.update(switch_context(difference, group_a, group_b, axes, kept) | advantages_context(axes, kept))
         return render_page("leaderboard/compare.html", context)
 
-    return cached_page(request, "compare", (view, label_a, label_b), build)
+    return cached_page(request, "compare", (view, label_a, label_b, *lens_parts(window)), build)
 
 
 def prose_page(template: str, page: str, with_downloads: bool = False) -> Callable[[HttpRequest], HttpResponse]:

@@ -1,8 +1,9 @@
 """A ranking page's document in its window: the published snapshot's for all time, else scored on demand.
 
-The leaderboard and the matrix read their window the same way (windows.read_window) and answer the
-same statuses: 400 for a window that cannot be read, 429 or 503 with Retry-After when a new window
-cannot be computed now (all time is shown instead, with the reason).
+The leaderboard, the matrix, the pairing page, compare and rankings.csv read their window the same way
+(windows.read_window: days and a harness lens) and answer the same statuses: 400 for a window that cannot be
+read or a harness the pool does not show, 429 or 503 with Retry-After when a new window cannot be computed
+now (all time is shown instead, with the reason).
 """
 
 from dataclasses import dataclass
@@ -20,13 +21,18 @@ from scoring.shapes import PoolDocument
 
 @dataclass(frozen=True)
 class Windowed:
-    """A ranking page's document in its window: the snapshot's for all time, else scored on demand."""
+    """A ranking page's document in its window: the snapshot's for all time, else scored on demand.
+
+    `refused` says why the window asked for is not shown (then `status` is 400, 429 or 503, with
+    `retry_after`, and `document` is the snapshot's own).
+    """
 
     window: Window  # as the page shows it, with the reason when it could not be computed
     snapshot: Published | None
     document: PoolDocument | None
     status: int = 200
     retry_after: int = 0
+    refused: str = ""
 
     def answer(self, template: str, context: dict[str, Any]) -> HttpResponse:
         if self.document is None:
@@ -36,25 +42,43 @@ class Windowed:
             response["Retry-After"] = str(self.retry_after)
         return response
 
+    def refused_page(self) -> HttpResponse:
+        """A page about one or two groups, or a download, that could not show its window: the reason, with its
+        status (and when to come back)."""
+        response = render_page("404.html", {"message": self.refused, "title": "Not shown"}, status=self.status)
+        if self.retry_after:
+            response["Retry-After"] = str(self.retry_after)
+        return response
+
 
 def windowed_document(request: HttpRequest, window: Window, load: Lazy) -> Windowed:
-    """The document a ranking page (the leaderboard, the matrix) shows for the window asked for."""
-    if window.is_all_time or window.error:
-        snapshot = load()
-        return Windowed(window, snapshot, snapshot.document if snapshot else None, 400 if window.error else 200)
+    """The document a ranking page shows for the window asked for (days and harness)."""
+    snapshot = load()  # held by the process: the page's own snapshot, usually without a query
+    if window.is_snapshot or window.error:
+        document = snapshot.document if snapshot else None
+        return Windowed(window, snapshot, document, 400 if window.error else 200, refused=window.error)
+    if snapshot is None:
+        return Windowed(window, None, None)
     try:
-        document = windows.scoped_document(since=window.since, until=window.until, requester=address_digest(request))
+        document = windows.scoped_document(
+            since=window.since,
+            until=window.until,
+            snapshot=snapshot,
+            requester=address_digest(request),
+            harness=window.harness,
+        )
     except windows.WindowLimited as limited:
         error = f"Too many new windows from your address; try again in {limited.retry_after} seconds."
-        return windowed_fallback(Window(window.name, error=error), load, 429, limited.retry_after)
+        return windowed_fallback(Window(window.name, error=error), snapshot, 429, limited.retry_after)
     except windows.WindowBusy as busy:
         # Not cached (only 200s are): the next visit finds the window computed.
         error = "Another window is being computed; reload in a few seconds."
-        return windowed_fallback(Window(window.name, error=error), load, 503, busy.retry_after)
-    return Windowed(window, None, document)
+        return windowed_fallback(Window(window.name, error=error), snapshot, 503, busy.retry_after)
+    except windows.WindowError as unknown:  # a harness this pool does not show
+        return windowed_fallback(Window(window.name, error=str(unknown)), snapshot, 400, 0)
+    return Windowed(window, snapshot, document)
 
 
-def windowed_fallback(shown: Window, load: Lazy, status: int, retry_after: int) -> Windowed:
+def windowed_fallback(shown: Window, snapshot: Published, status: int, retry_after: int) -> Windowed:
     """All time in place of a window that could not be computed now, with the reason shown."""
-    snapshot = load()
-    return Windowed(shown, snapshot, snapshot.document if snapshot else None, status, retry_after)
+    return Windowed(shown, snapshot, snapshot.document, status, retry_after, refused=shown.error)

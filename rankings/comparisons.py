@@ -10,6 +10,23 @@ from scoring.shapes import GroupRow, ViewName
 log = logging.getLogger(__name__)
 
 
+def difference_from_samples(
+    group_a: GroupRow, group_b: GroupRow, samples_a: object, samples_b: object
+) -> Comparison | None:
+    """scoreAdj(A) - scoreAdj(B) from the two groups' resamples of one scoring; None without them."""
+    if not (isinstance(samples_a, list) and isinstance(samples_b, list) and samples_a):
+        return None
+    # K of each side: the interval of the difference counts the smaller side's contributors (spec B1).
+    return compare_from_samples(
+        score_a=group_a["scoreAdj"],
+        score_b=group_b["scoreAdj"],
+        samples_a=samples_a,
+        samples_b=samples_b,
+        contributors_a=group_a["contributors"],
+        contributors_b=group_b["contributors"],
+    )
+
+
 def score_difference(
     snapshot_id: int, view: str, group_a: GroupRow, group_b: GroupRow, read: tuple[object, ...] = ()
 ) -> Comparison | None:
@@ -20,17 +37,9 @@ def score_difference(
     engine, on the cycles of the newest pool. A caller that read the two samples passes them as `read`.
     """
     samples_a, samples_b = read or stored_samples(snapshot_id, view, group_a["label"], group_b["label"])
-    stored = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
-    if stored:
-        # K of each side: the interval of the difference counts the smaller side's contributors (spec B1).
-        return compare_from_samples(
-            score_a=group_a["scoreAdj"],
-            score_b=group_b["scoreAdj"],
-            samples_a=samples_a,  # type: ignore[arg-type]  # checked to be lists above
-            samples_b=samples_b,  # type: ignore[arg-type]
-            contributors_a=group_a["contributors"],
-            contributors_b=group_b["contributors"],
-        )
+    stored = difference_from_samples(group_a, group_b, samples_a, samples_b)
+    if stored is not None:
+        return stored
     try:
         return compare_groups(
             cycles_frame(),

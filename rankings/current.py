@@ -4,7 +4,7 @@ The cache generation names it (core.page_cache): a new snapshot shows at once in
 and within SERVING_LOCAL_SECONDS in any other.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final
 
@@ -76,6 +76,8 @@ class Published:
     contributors: int
     # The stored document with the snapshot's id, time and demo mark in its meta.
     document: PoolDocument
+    # The operator's decisions on names it was made with: its windows fold the same names.
+    name_decisions: dict[str, bool] = field(default_factory=dict)
 
 
 def current_snapshot() -> Published | None:
@@ -106,6 +108,7 @@ def published_snapshot(snapshot_id: int) -> Published | None:
         judged=snapshot.judged,
         contributors=snapshot.contributors,
         document=document,
+        name_decisions=snapshot.name_decisions,
     )
     local.set(HELD_KEY, held, None)
     return held

@@ -20,19 +20,13 @@ from django.utils import timezone
 from core.times import iso_z
 from ingest.models import Contributor
 from rankings import current, cycles_file
+from rankings.cells import cells_fingerprint, pool_cells
 from rankings.coordination import Coordinator, coordinator, exclusive
+from rankings.lenses import HARNESSES_KEY, shown_harnesses
 from rankings.models import GroupScore, Snapshot
 from rankings.public_names import name_decisions
-from rankings.selectors import (
-    AXIS_SAMPLES_KEY,
-    cycles_fingerprint,
-    cycles_frame,
-    newest_snapshot,
-    read_document,
-    scoring_config,
-)
-from scoring import enrich_document, score_pool
-from scoring.document import prepare
+from rankings.selectors import AXIS_SAMPLES_KEY, newest_snapshot, read_document, scoring_config
+from scoring.cells import score_cells
 from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)
@@ -101,11 +95,11 @@ def publish(*, force: bool = False) -> Snapshot | None:
     started = time.perf_counter()
     config = scoring_config()
     decisions = name_decisions()
-    frame = cycles_frame(decisions=decisions)
-    log.info("recompute: loaded %d cycles", len(frame))
-    fingerprint = cycles_fingerprint(frame, config)
+    cells = pool_cells(decisions=decisions)
+    log.info("recompute: loaded %d cycles as %d cells", cells.cycles, len(cells.frame))
+    fingerprint = cells_fingerprint(cells, config)
     demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
-    is_demo = bool(demo_ids) and bool(frame["contributor"].isin(demo_ids).any())
+    is_demo = bool(demo_ids) and bool(cells.frame["contributor"].isin(demo_ids).any())
     previous = newest_snapshot()
     # A snapshot stored under another document version is not served (selectors.read_document): replace it.
     unchanged = previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo
@@ -116,19 +110,15 @@ def publish(*, force: bool = False) -> Snapshot | None:
         cycles_file.write_cycles_export(snapshot_id=previous.id)
         return None
     now = timezone.now()
-    # Prepared once (sorted, labelled, judged) for both the scores and the enrichment.
-    prepared = prepare(frame, config, None, None)
-    generated = iso_z(now)
-    scored = score_pool(frame, config, generated=generated, prepared=prepared, keep_axes=True)
+    # Scores, then B3 and rank stability (which never raise: they say what they could not do).
+    scored, _ = score_cells(cells, config, generated=iso_z(now), keep_axes=True)
     document, samples = scored.document, {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
-    enrich_document(
-        document, frame, config, prepared=prepared
-    )  # B3 and rank stability; never raises, says what it could not do
+    document["meta"][HARNESSES_KEY] = shown_harnesses(decisions)  # the lenses ?harness= may choose
     log.info("recompute: scored in %.1f s", time.perf_counter() - started)
     snapshot = _store(
         document=document,
         samples=samples,
-        frame_rows=len(frame),
+        frame_rows=cells.cycles,
         fingerprint=fingerprint,
         is_demo=is_demo,
         decisions=decisions,

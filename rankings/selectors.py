@@ -134,11 +134,14 @@ def stored_comparison_samples(snapshot_id: int, view: str, label_a: str, label_b
 _COUNTED = "x_counted"
 
 
-def _cycles_sql(*, since: dt.date | None, until: dt.date | None) -> tuple[str, tuple[Any, ...]]:
-    """The one query of the scoring input, as SQL and parameters: the ingest's pool, FRAME_COLUMNS in order,
-    then _COUNTED."""
+def _cycles_sql(
+    *, since: dt.date | None, until: dt.date | None, harness: str | None = None
+) -> tuple[str, tuple[Any, ...]]:
+    """The one query of the scoring input, as SQL and parameters: the ingest's pool (one harness's cycles when
+    given), FRAME_COLUMNS in order, then _COUNTED."""
+    cycles = pool_cycles(since=since, until=until)
     return (
-        pool_cycles(since=since, until=until)
+        (cycles if harness is None else cycles.filter(harness=harness))
         .annotate(**{_COUNTED: counted_contributor("contributor__")})
         .values_list(*FRAME_COLUMNS, _COUNTED)
         .query.sql_with_params()
@@ -159,16 +162,21 @@ def _typed_frame(frame: pd.DataFrame) -> pd.DataFrame:
 
 
 def cycles_frame(
-    *, since: dt.date | None = None, until: dt.date | None = None, decisions: NameDecisions | None = None
+    *,
+    since: dt.date | None = None,
+    until: dt.date | None = None,
+    decisions: NameDecisions | None = None,
+    harness: str | None = None,
 ) -> pd.DataFrame:
-    """Every cycle in the pool, in one query, with the names no ranking may show folded into "(other)".
+    """Every cycle in the pool (of one harness when given), in one query, with the names no ranking may show
+    folded into "(other)" (the rule counts the senders within these cycles, as for a day window).
 
     `decisions`: the operator's on names, as the snapshot a window belongs to was made with; read when None.
 
     On PostgreSQL the rows come through COPY as CSV, which pandas parses far faster than
     Python tuples; elsewhere (the embedded SQLite default) through a plain cursor.
     """
-    sql, params = _cycles_sql(since=since, until=until)
+    sql, params = _cycles_sql(since=since, until=until, harness=harness)
     if bulk_statements():
         buffer = io.BytesIO()
         for block in copy_out(sql, params, options="FORMAT csv, HEADER true"):

@@ -1,27 +1,41 @@
-"""Day windows of a ranking: the pages' presets and custom days, and pool.json's since/until, read by one
-parser of days and computed on demand, at most WINDOW_SLOTS at once (each client one at a time, the same
+"""Windows of a ranking: the pages' presets and custom days, pool.json's since/until, and a harness lens,
+read by one parser and computed on demand, at most WINDOW_SLOTS at once (each client one at a time, the same
 window once), and cached per snapshot. The contract accepts no cycle before its first day or after tomorrow,
-so no window reaching outside those days could differ from one inside them.
+so no window reaching outside those days could differ from one inside them. A window may also narrow the pool
+to one harness's cycles (?harness=); whether the pool has that harness is the snapshot's to say (lenses.py).
 """
 
 import datetime as dt
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Final
+from typing import Any, Final
 from urllib.parse import urlencode
 
 from django.conf import settings
 from django.utils import timezone
+from pragmatikos_contract.values import TOKEN_RE
 
 from core import soft_cache
 from core.backend import process_lock
 from core.throttles import admit
 from core.times import iso_z
 from ingest.contract_rules import FIRST_DAY
+from rankings.cells import pool_cells
+from rankings.current import Published
+from rankings.lenses import HARNESSES_KEY, published_harnesses
 from rankings.models import Snapshot
-from rankings.selectors import cycles_frame, newest_snapshot, read_document, scoring_config, snapshot_document
+from rankings.selectors import (
+    AXIS_SAMPLES_KEY,
+    cycles_frame,
+    newest_snapshot,
+    read_document,
+    scoring_config,
+    snapshot_document,
+)
 from scoring import enrich_document, score_pool
+from scoring.cells import score_cells
 from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)
@@ -33,6 +47,10 @@ WINDOW_NAMES: Final = ("all", *(str(days) for days in PRESET_DAYS), "custom")
 
 class WindowError(ValueError):
     """A day or window that cannot be read: the message names the parameter and says what it wants."""
+
+
+class UnknownHarness(WindowError):
+    """A harness the published pool does not show: absent, folded into "(other)", or not yet published."""
 
 
 def preset_window(days: int, *, today: date) -> tuple[date, date]:
@@ -64,45 +82,107 @@ def read_days(since_raw: str | None, until_raw: str | None, *, today: date) -> t
     return since, until
 
 
+def read_harness(raw: str | None) -> str | None:
+    """A harness parameter: a harness name as the contract spells one, None when absent or empty."""
+    if raw is None or raw == "":
+        return None
+    if TOKEN_RE.fullmatch(raw) is None:
+        raise WindowError("harness must be the name of a harness of this pool, for example opencode.")
+    return raw
+
+
+def check_harness(document: Mapping[str, Any], harness: str) -> None:
+    """UnknownHarness unless the published document names `harness`; the message lists only shown names."""
+    shown = published_harnesses(document)
+    if harness in shown:
+        return
+    if not shown:
+        raise UnknownHarness("harness: this ranking has no harness to choose yet.")
+    raise UnknownHarness(f"harness must be one of the harnesses this pool shows: {', '.join(shown)}.")
+
+
 @dataclass(frozen=True)
 class Window:
-    """A window the pages show: its name (all, 90, 30, custom), its days, or why it cannot be shown."""
+    """A window the pages show: its name (all, 90, 30, custom), its days, the harness whose cycles it holds
+    (None: every harness), or why it cannot be shown."""
 
     name: str
     since: date | None = None
     until: date | None = None
     error: str = ""
+    harness: str | None = None
 
     @property
     def is_all_time(self) -> bool:
         return self.since is None and self.until is None
 
+    @property
+    def is_snapshot(self) -> bool:
+        """Whether the window is the published snapshot itself: all time, every harness."""
+        return self.is_all_time and self.harness is None
+
+
+# The query parameters read_window reads.
+WINDOW_PARAMETERS: Final = ("window", "since", "until", "harness")
+
 
 def read_window(params: dict[str, str], *, today: date) -> Window:
-    """The pages' window from ?window=all|90|30|custom (&since=&until= for custom); an unknown name is all time."""
+    """The pages' window from ?window=all|90|30|custom (&since=&until= for custom) and ?harness=; an unknown
+    window name is all time."""
+    try:
+        harness = read_harness(params.get("harness"))
+    except WindowError as error:
+        return Window("all", error=str(error))
     name = params.get("window", "all")
     if name in WINDOW_NAMES[1:-1]:
         first, last = preset_window(int(name), today=today)
-        return Window(name, since=first, until=last)
+        return Window(name, since=first, until=last, harness=harness)
     if name != "custom":
-        return Window("all")
+        return Window("all", harness=harness)
     try:
         since, until = read_days(params.get("since"), params.get("until"), today=today)
     except WindowError as error:
-        return Window("custom", error=str(error))
+        return Window("custom", error=str(error), harness=harness)
     if since is None and until is None:
-        return Window("custom", error="Give a start day, an end day or both.")
-    return Window("custom", since=since, until=until)
+        return Window("custom", error="Give a start day, an end day or both.", harness=harness)
+    return Window("custom", since=since, until=until, harness=harness)
 
 
 def window_query(window: Window) -> str:
-    """The window's part of a tab link, so switching views keeps the window."""
-    if window.is_all_time or window.error:
+    """The window's part of a tab link, so switching views keeps the window (and its harness)."""
+    if window.error:
         return ""
-    query = {"window": window.name}
-    if window.name == "custom":
-        query.update({k: str(v) for k, v in (("since", window.since), ("until", window.until)) if v})
-    return "&" + urlencode(query)
+    query = {}
+    if not window.is_all_time:
+        query["window"] = window.name
+        if window.name == "custom":
+            query.update({k: str(v) for k, v in (("since", window.since), ("until", window.until)) if v})
+    if window.harness:
+        query["harness"] = window.harness
+    return "&" + urlencode(query) if query else ""
+
+
+def lens_query(window: Window) -> str:
+    """The harness part of a link to a pairing or a comparison, so following one keeps the lens."""
+    return "&" + urlencode({"harness": window.harness}) if window.harness and not window.error else ""
+
+
+def lens_parts(window: Window) -> tuple[str, ...]:
+    """What a lens adds to a page's cache key: nothing without one, so the whole pool's pages keep their keys."""
+    return (window.harness or "", window.error) if window.harness or window.error else ()
+
+
+def scope_key(snapshot_id: int, since: date | None, until: date | None, harness: str | None = None) -> str:
+    """The one cache key of a window (days and harness) of one snapshot; its samples are kept at key + ":samples"."""
+    return f"scoped:{snapshot_id}:{since}:{until}" + (f":harness={harness}" if harness else "")
+
+
+def window_samples(snapshot_id: int, window: Window, view: str, label_a: str, label_b: str) -> tuple[object, ...]:
+    """Two groups' score samples and per-axis samples (as rankings.selectors.stored_comparison_samples) of a
+    computed window, from the resamples it was scored on, kept beside it; None for any no longer cached."""
+    samples = soft_cache.get(scope_key(snapshot_id, window.since, window.until, window.harness) + ":samples") or {}
+    in_view, axes = samples.get(view) or {}, (samples.get(AXIS_SAMPLES_KEY) or {}).get(view) or {}
+    return in_view.get(label_a), in_view.get(label_b), axes.get(label_a), axes.get(label_b)
 
 
 # ---------------------------------------------------------------- computed on demand
@@ -168,22 +248,31 @@ def _claim_window(key: str, requester: str) -> list[str] | None:
 
 
 def scoped_document(
-    *, since: dt.date | None, until: dt.date | None, snapshot: Snapshot | None = None, requester: str = ""
+    *,
+    since: dt.date | None,
+    until: dt.date | None,
+    snapshot: Snapshot | Published | None = None,
+    requester: str = "",
+    harness: str | None = None,
 ) -> PoolDocument | None:
-    """Rankings for a day window, computed on demand and cached per snapshot.
+    """Rankings for a window (days; one `harness`'s cycles when given), computed on demand and cached per snapshot.
 
-    None when nothing has been published yet (or only a snapshot of an older document version). The all-time
-    window is the snapshot itself. A window not
-    yet computed costs its `requester` (a keyed digest of the client's address) one of its
+    `snapshot`: the newest unless given (a page passes the one it holds). None when nothing has been
+    published yet (or only a snapshot of an older document version). The all-time window of every harness is
+    the snapshot itself; a harness the snapshot does not show raises UnknownHarness (a WindowError) before
+    anything is counted. A window not yet computed costs its `requester` (a keyed digest of the client's
+    address) one of its
     WINDOW_RATE_PER_ADDRESS and one of WINDOW_SLOTS; raises WindowLimited past the rate and WindowBusy when
     no slot is free, this window is computing, or this requester already computes another.
     """
     snapshot = snapshot or newest_snapshot()
     if snapshot is None or read_document(snapshot.document) is None:
         return None
-    if since is None and until is None:
-        return snapshot_document(snapshot)
-    key = f"scoped:{snapshot.id}:{since}:{until}"
+    if harness is not None:
+        check_harness(snapshot.document, harness)
+    if since is None and until is None and harness is None:
+        return snapshot.document if isinstance(snapshot, Published) else snapshot_document(snapshot)
+    key = scope_key(snapshot.id, since, until, harness)
     document: PoolDocument | None = soft_cache.get(key)
     if document is not None:
         return document
@@ -202,14 +291,27 @@ def scoped_document(
         if not process_lock(WINDOW_LOCK).acquire(blocking=False):
             raise WindowBusy from None
     try:
-        frame = cycles_frame(since=since, until=until, decisions=snapshot.name_decisions)
         config = scoring_config()
-        document = score_pool(frame, config, since=since, until=until, generated=iso_z(snapshot.created_at)).document
-        enrich_document(document, frame, config, since=since, until=until)
+        generated = iso_z(snapshot.created_at)
+        if harness is None:
+            cells = pool_cells(since=since, until=until, decisions=snapshot.name_decisions)
+            scored, _ = score_cells(cells, config, since=since, until=until, generated=generated)
+        else:
+            # A lens folds names by the senders within it, which the pool's cells do not keep apart: it reads its
+            # own cycles. It is compared on its own resamples (compare takes ?harness=), with every axis's too.
+            frame = cycles_frame(since=since, until=until, decisions=snapshot.name_decisions, harness=harness)
+            scored = score_pool(frame, config, since=since, until=until, generated=generated, keep_axes=True)
+            enrich_document(scored.document, frame, config, since=since, until=until)
+        document = scored.document
         meta = document["meta"].copy()
         meta["snapshot"] = str(snapshot.id)
         meta["demo"] = snapshot.is_demo
+        meta["harness"] = harness
+        meta[HARNESSES_KEY] = published_harnesses(snapshot.document)
         document["meta"] = meta
+        # The samples first: whoever finds the document may ask for them (compare).
+        samples = {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
+        soft_cache.set(f"{key}:samples", samples, SCOPED_CACHE_SECONDS)
         soft_cache.set(key, document, SCOPED_CACHE_SECONDS)
     finally:
         if claimed is None:
@@ -221,14 +323,20 @@ def scoped_document(
 
 
 def warm_windows(*, snapshot_id: int) -> None:
-    """Compute the 90- and 30-day windows of a new snapshot before visitors ask for them."""
+    """Compute the 90- and 30-day windows of a new snapshot, and its all-time lens of each harness when it has
+    several (the pairing page shows them side by side), before visitors ask for them."""
     snapshot = newest_snapshot()
     if snapshot is None or snapshot.id != snapshot_id:
         return  # a newer snapshot has its own warming queued
     today = timezone.now().date()
-    for days in PRESET_DAYS:
-        since, until = preset_window(days, today=today)
+    harnesses = published_harnesses(snapshot.document)
+    scopes: list[tuple[dt.date | None, dt.date | None, str | None]]
+    scopes = [(*preset_window(days, today=today), None) for days in PRESET_DAYS]
+    scopes += [(None, None, harness) for harness in harnesses] if len(harnesses) > 1 else []
+    for since, until, harness in scopes:
         try:
-            scoped_document(since=since, until=until, snapshot=snapshot)
+            scoped_document(since=since, until=until, snapshot=snapshot, harness=harness)
         except WindowBusy:
-            log.info("warming: a %d-day window waits for a visitor; another window is computing", days)
+            log.info(
+                "warming: a window waits for a visitor (%s to %s, %s); another is computing", since, until, harness
+            )

@@ -44,20 +44,27 @@ class Contributorship:
     top_share: FloatArray  # the largest contributor's share of the group's cycles, 0..1
 
 
-def contributorship(codes: IntArray, contributor_code: IntArray, groups: int, contributors: int) -> Contributorship:
-    """Per group (cycle codes, -1 outside the view), how many contributors and how concentrated."""
+def contributorship(
+    codes: IntArray, contributor_code: IntArray, groups: int, contributors: int, cycles: IntArray | None = None
+) -> Contributorship:
+    """Per group (row codes, -1 outside the view), how many contributors and how concentrated.
+
+    `cycles`: how many cycles each row stands for (one each when None)."""
     member = codes >= 0
     group, who = codes[member], contributor_code[member]
-    sizes = np.bincount(group, minlength=groups)
+    weight = None if cycles is None else cycles[member]
+    sizes = np.bincount(group, weights=weight, minlength=groups)
     width = max(contributors, 1)
     if groups * width <= 20_000_000:
-        per_pair = np.bincount(group * width + who, minlength=groups * width).reshape(groups, width)
+        per_pair = np.bincount(group * width + who, weights=weight, minlength=groups * width).reshape(groups, width)
         distinct = (per_pair > 0).sum(axis=1).astype(np.int64)
         largest = per_pair.max(axis=1, initial=0)
     else:
-        pairs, pair_counts = np.unique(group * width + who, return_counts=True)
-        distinct = np.bincount(pairs // width, minlength=groups).astype(np.int64)
-        largest = np.zeros(groups, dtype=np.int64)
+        pairs, inverse = np.unique(group * width + who, return_inverse=True)
+        pair_counts = np.bincount(inverse.ravel(), weights=weight, minlength=len(pairs))
+        present = pair_counts > 0
+        distinct = np.bincount(pairs[present] // width, minlength=groups).astype(np.int64)
+        largest = np.zeros(groups, dtype=pair_counts.dtype)
         np.maximum.at(largest, pairs // width, pair_counts)
     top_share = np.where(sizes > 0, largest / np.maximum(sizes, 1), 0.0)
     return Contributorship(contributors=distinct, top_share=top_share)

@@ -125,7 +125,11 @@ def compare_groups(
             raise GroupNotRanked(f"{label!r} is not a ranked group of the {view} view in this scope")
     a, b = ranked_labels.index(label_a), ranked_labels.index(label_b)
     who = contributorship(
-        card.grouping.codes, prepared.judged.contributor_code, len(card.grouping.labels), prepared.judged.contributors
+        card.grouping.codes,
+        prepared.judged.contributor_code,
+        len(card.grouping.labels),
+        prepared.judged.contributors,
+        prepared.judged.tallies.cycles,
     )
     no_samples = np.array([], dtype=np.float64)
     return compare_from_samples(

@@ -31,9 +31,6 @@ from scoring.shapes import (
     EVIDENCE_K,
     MIN_JUDGED,
     SCHEMA,
-    SHIP_JUDGED,
-    SHIP_PENDING,
-    SHIP_UNSHIPPABLE,
     SPAN,
     TIER_NAMES,
     VIEWS,
@@ -135,18 +132,20 @@ def _tiers(row: FloatArray) -> dict[str, float]:
 def _counts_meta(judged: JudgedCycles, rows: IntArray | None = None) -> dict[str, Any]:
     """Counts over the judged cycles (or those at `rows`): B2's meta."""
 
-    def column(values: npt.NDArray[Any]) -> npt.NDArray[Any]:
-        return values if rows is None else values[rows]
+    def total(values: npt.NDArray[Any]) -> int:
+        return int((values if rows is None else values[rows]).sum())
 
-    status = column(judged.numbers["ship_status"])
-    days = column(judged.day)
+    tally = judged.tallies
+    cycles = tally.cycles if rows is None else tally.cycles[rows]
+    who = judged.contributor_code if rows is None else judged.contributor_code[rows]
+    days = judged.day if rows is None else judged.day[rows]
     return {
-        "judged": len(status),
-        "shipped": int((column(judged.numbers["shipped"]) == 1).sum()),
-        "shipJudged": int((status == SHIP_JUDGED).sum()),
-        "pending": int((status == SHIP_PENDING).sum()),
-        "unshippable": int((status == SHIP_UNSHIPPABLE).sum()),
-        "contributors": int(np.count_nonzero(np.bincount(column(judged.contributor_code)))),
+        "judged": int(cycles.sum()),
+        "shipped": total(tally.shipped),
+        "shipJudged": total(tally.ship_judged),
+        "pending": total(tally.pending),
+        "unshippable": total(tally.unshippable),
+        "contributors": int(np.count_nonzero(np.bincount(who, weights=cycles))) if len(who) else 0,
         "start": str(days.min()) if len(days) else None,
         "end": str(days.max()) if len(days) else None,
     }
@@ -177,7 +176,7 @@ def view_document(prepared: Prepared, result: ViewResult, config: ScoringConfig)
     codes = grouping.codes
     groups = len(grouping.labels)
     member = codes >= 0
-    who = contributorship(codes, judged.contributor_code, groups, judged.contributors)
+    who = contributorship(codes, judged.contributor_code, groups, judged.contributors, judged.tallies.cycles)
     first_day = np.full(groups, np.iinfo(np.int64).max, dtype=np.int64)
     np.minimum.at(first_day, codes[member], judged.day[member].astype(np.int64))
     ranked_ids = np.flatnonzero(card.ranked)
@@ -345,7 +344,26 @@ def score_pool(
     A caller that prepared the same cycles (for enrichment too) may pass `prepared` to spare preparing them again.
     keep_axes also keeps every resample's adjusted axis values (ScoredPool.axis_samples), for the comparison page.
     """
-    prepared = prepared or prepare(cycles, config, since, until)
+    return score_prepared(
+        prepared or prepare(cycles, config, since, until),
+        config,
+        since=since,
+        until=until,
+        generated=generated,
+        keep_axes=keep_axes,
+    )
+
+
+def score_prepared(
+    prepared: Prepared,
+    config: ScoringConfig,
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    generated: str | None = None,
+    keep_axes: bool = False,
+) -> ScoredPool:
+    """score_pool on rows already prepared: from cycles (prepare) or from cells (scoring.cells.prepare_cells)."""
     results = _score_views(prepared, config, VIEWS, keep_axes)
     document = assemble_document(prepared, results, config, since=since, until=until, generated=generated)
     return ScoredPool(document=document, samples=_samples(results), axis_samples=_axis_samples(results))

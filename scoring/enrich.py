@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from scoring.document import Prepared, ScoringConfig, prepare
-from scoring.pairing_effects import PairingFit, fit_pairing_effects
+from scoring.pairing_effects import CYCLES_COLUMN, PairingFit, fit_pairing_effects
 from scoring.rank_stability import rank_ranges
 from scoring.shapes import PAIRING_EFFECT_VIEWS, SHIP_JUDGED, PoolDocument, View
 
@@ -128,15 +128,16 @@ def _fit_view(prepared: Prepared, view: str, ranked: set[str]) -> PairingFit:
     judged = prepared.judged
     ranked_codes = np.array([label in ranked for label in grouping.labels], dtype=np.bool_)
     codes = grouping.codes
-    # Only ship-judged cycles of ranked groups enter the fit; narrowing first keeps the frame small.
-    keep = np.flatnonzero(
-        (codes >= 0) & ranked_codes[np.maximum(codes, 0)] & (judged.numbers["ship_status"] == SHIP_JUDGED)
-    )
+    # Only ship-judged cycles of ranked groups enter the fit; narrowing first keeps the frame small. A row may
+    # stand for several cycles (a cell): it brings its ship-judged ones as trials, those shipped as successes.
+    tally = judged.tallies
+    keep = np.flatnonzero((codes >= 0) & ranked_codes[np.maximum(codes, 0)] & (tally.ship_judged > 0))
     frame = pd.DataFrame(
         {
             "contributor": judged.contributor[keep],
-            "shipped": judged.numbers["shipped"][keep],
-            "ship_status": judged.numbers["ship_status"][keep],
+            "shipped": tally.ship_judged_shipped[keep],
+            "ship_status": np.full(len(keep), SHIP_JUDGED),
+            CYCLES_COLUMN: tally.ship_judged[keep],
         }
     )
     labels = np.asarray(grouping.labels, dtype=object)[codes[keep]] if len(grouping.labels) else np.array([], object)

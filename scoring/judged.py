@@ -8,7 +8,7 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from scoring.shapes import CYCLE_COLUMNS, SUMS, S
+from scoring.shapes import CYCLE_COLUMNS, SHIP_JUDGED, SHIP_PENDING, SHIP_UNSHIPPABLE, SUMS, S
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
@@ -54,6 +54,12 @@ def _key_words(cycle_keys: npt.NDArray[Any]) -> tuple[npt.NDArray[np.uint64], np
     return words[:, 0].astype(np.uint64), words[:, 1].astype(np.uint64)
 
 
+def canonical_order(contributor: IntArray, days: npt.NDArray[np.datetime64], cycle_keys: npt.NDArray[Any]) -> IntArray:
+    """The positions of cycles sorted by (contributor, day, cycle_key)."""
+    high, low = _key_words(cycle_keys)
+    return np.lexsort((low, high, days, contributor)).astype(np.int64)
+
+
 @dataclass(frozen=True)
 class Names:
     """A text column as codes into its sorted distinct values (so codes never depend on row order)."""
@@ -66,11 +72,42 @@ class Names:
         return filled[self.codes] if len(self.values) else np.zeros(len(self.codes), dtype=np.bool_)
 
 
-def _names(column: pd.Series, rows: IntArray) -> Names:
+def names_at(column: pd.Series, rows: IntArray) -> Names:
     if column.hasnans:  # a missing name is an empty one, as the contract stores it
         column = column.fillna("")
     codes, uniques = pd.factorize(column, sort=True)
     return Names(codes=np.asarray(codes, dtype=np.int64)[rows], values=[str(u) for u in uniques])
+
+
+@dataclass(frozen=True)
+class Tallies:
+    """Per row, the judged cycles it stands for: in all and by ship state (for a row of one cycle, 0 or 1 each).
+
+    Rows are cycles when the engine reads cycles, and cells when it reads cells (scoring.cells); counting
+    through these, never through rows, keeps every count the same either way.
+    """
+
+    cycles: IntArray
+    ship_judged: IntArray  # tshipe = 0
+    shipped: IntArray  # tship = 1
+    pending: IntArray  # tshipe = 1
+    unshippable: IntArray  # tshipe = 2
+    ship_judged_shipped: IntArray  # tshipe = 0 and tship = 1: B3's successes
+
+
+def cycle_tallies(ship_status: npt.NDArray[Any], shipped: npt.NDArray[Any]) -> Tallies:
+    def flag(mask: npt.NDArray[np.bool_]) -> IntArray:
+        return mask.astype(np.int64)
+
+    judged, ships = ship_status == SHIP_JUDGED, shipped == 1
+    return Tallies(
+        cycles=np.ones(len(ship_status), dtype=np.int64),
+        ship_judged=flag(judged),
+        shipped=flag(ships),
+        pending=flag(ship_status == SHIP_PENDING),
+        unshippable=flag(ship_status == SHIP_UNSHIPPABLE),
+        ship_judged_shipped=flag(judged & ships),
+    )
 
 
 @dataclass(frozen=True)
@@ -87,6 +124,7 @@ class JudgedCycles:
     day: npt.NDArray[np.datetime64]
     numbers: dict[str, npt.NDArray[Any]]  # the numeric columns, by stored name
     names: dict[str, Names]  # model, effort and the planner's and builder's model and effort
+    tallies: Tallies
 
     def __len__(self) -> int:
         return len(self.contributor)
@@ -110,17 +148,18 @@ def judged_in_scope(cycles: pd.DataFrame, since: date | None = None, until: date
     days = days_of(cycles)
     keep = np.flatnonzero(judged_mask(cycles) & scope_mask(days, since, until))
     contributor = cycles["contributor"].to_numpy(dtype=np.int64)[keep]
-    high, low = _key_words(cycles["cycle_key"].to_numpy(dtype=object)[keep])
-    order = np.lexsort((low, high, days[keep], contributor))
+    order = canonical_order(contributor, days[keep], cycles["cycle_key"].to_numpy(dtype=object)[keep])
     rows = keep[order]
     ids, contributor_code = np.unique(contributor[order], return_inverse=True)
+    numbers = {name: cycles[name].to_numpy()[rows] for name in NUMBER_COLUMNS}
     return JudgedCycles(
         contributor=contributor[order],
         contributor_code=contributor_code.ravel().astype(np.int64),
         contributors=len(ids),
         day=days[rows],
-        numbers={name: cycles[name].to_numpy()[rows] for name in NUMBER_COLUMNS},
-        names={name: _names(cycles[name], rows) for name in NAME_COLUMNS},
+        numbers=numbers,
+        names={name: names_at(cycles[name], rows) for name in NAME_COLUMNS},
+        tallies=cycle_tallies(numbers["ship_status"], numbers["shipped"]),
     )
 
 

@@ -47,6 +47,8 @@ LOG_SD_PRIOR_SD = 1.0
 
 # The fields a judged cycle brings to the fit; which cycles are judged (A1) is the caller's: scoring.judged.judged_mask.
 REQUIRED_COLUMNS = ("contributor", "shipped", "ship_status")
+# Optional: how many cycles a row stands for (rows summed per cell); with it, `shipped` counts the shipped ones.
+CYCLES_COLUMN = "cycles"
 
 # The variance search starts from σ_p ≈ 0.37, σ_c ≈ 0.61 and a simplex one unit of log σ wide: log σ to 0.001 is
 # far finer than the data can tell.
@@ -248,16 +250,19 @@ def _cell_counts(cycles: pd.DataFrame, labels: np.ndarray, ranked: set[str]) -> 
     in_fit = pd.Series(labels, index=cycles.index).isin(ranked).to_numpy() & (
         cycles["ship_status"].to_numpy() == SHIP_JUDGED
     )
+    shipped = cycles["shipped"].to_numpy()[in_fit]
+    weighted = CYCLES_COLUMN in cycles.columns
     frame = pd.DataFrame(
         {
             "pairing": labels[in_fit],
             "contributor": cycles["contributor"].to_numpy()[in_fit],
-            "shipped": (cycles["shipped"].to_numpy()[in_fit] == 1).astype(np.int64),
+            "trials": cycles[CYCLES_COLUMN].to_numpy()[in_fit] if weighted else np.ones(len(shipped), np.int64),
+            "shipped": shipped.astype(np.int64) if weighted else (shipped == 1).astype(np.int64),
         }
     )
     return (
-        frame.groupby(["pairing", "contributor"], sort=True)["shipped"]
-        .agg(trials="size", successes="sum")
+        frame.groupby(["pairing", "contributor"], sort=True)
+        .agg(trials=("trials", "sum"), successes=("shipped", "sum"))
         .reset_index()
     )
 

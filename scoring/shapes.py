@@ -35,6 +35,24 @@ CYCLE_COLUMNS: Final[tuple[str, ...]] = (
     "builder_effort",
 )
 
+# A cell (scoring.cells): the cycles of one contributor sharing a day, a harness, their names and whether they
+# are judged (A1). Every count and sum of the method, and every latency bag, is a sum over cells, so scoring
+# reads cells rather than cycles; a day window or a harness lens keeps whole cells.
+CELL_KEY: Final[tuple[str, ...]] = (
+    "contributor",
+    "day",
+    "harness",
+    "model",
+    "effort",
+    "planner_model",
+    "planner_effort",
+    "builder_model",
+    "builder_effort",
+    "judged",
+)
+# Per cell beside the sums (SUMS): counts by ship state, as scoring.judged.Tallies names them.
+CELL_TALLIES: Final[tuple[str, ...]] = ("pending", "unshippable", "shipJudgedShipped")
+
 MIN_JUDGED: Final = 10  # a group is ranked from this many judged cycles (A4)
 EVIDENCE_K: Final = 10  # the pool's weight in shrinkage, in cycles (A5)
 SPAN: Final = 2  # log2 distance that saturates a position: x4 better or worse (A5)
@@ -253,6 +271,9 @@ class DocumentMeta(TypedDict):
     seed: int
     since: str | None
     until: str | None
+    # Set by the recompute and the day windows: the harnesses a lens may choose, and the lens (None: every harness).
+    harnesses: NotRequired[list[str]]
+    harness: NotRequired[str | None]
     # Where a snapshot is read: its id, and whether it is demo data.
     snapshot: NotRequired[str]
     demo: NotRequired[bool]

@@ -22,6 +22,14 @@
           if (custom) { custom.checked = true; sync(); }
         });
       });
+      var harness = form.querySelector("select[name=harness]");
+      if (harness) {
+        // A lens keeps the window chosen; a custom window without days would only be refused.
+        harness.addEventListener("change", function () {
+          var checked = form.querySelector("input[name=window]:checked");
+          if (!checked || checked.value !== "custom") { form.submit(); }
+        });
+      }
       sync();
     }
   });

@@ -81,7 +81,8 @@ def within_what_no_schema_says(case: schemathesis.Case) -> None:
       tomorrow: both move with the clock, so a generated time or day later than that is moved to now.
     * In a row: 1 where JSON Schema also allows 1.0 (the contract wants JSON integers), and
       teerr no more than tedits (no schema compares two values).
-    * pool.json's since/until must lie between 2024-01-01 and tomorrow, since no later than until.
+    * pool.json's since/until must lie between 2024-01-01 and tomorrow, since no later than until,
+      and its harness must be one the pool shows (its meta.harnesses: here opencode).
     * With atomic=1, a row that breaks a rule refuses the request (400), and most of those rules
       (between columns, privacy, a day no later than tomorrow, 1 rather than 1.0, no cycle_key
       twice) are beyond JSON Schema: the rows the contract would skip are left out of such a case.
@@ -116,6 +117,8 @@ def within_what_no_schema_says(case: schemathesis.Case) -> None:
                 query[name] = now.date().isoformat()
         if query.get("since") and query.get("until") and query["since"] > query["until"]:
             query["since"], query["until"] = query["until"], query["since"]
+        if query.get("harness"):
+            query["harness"] = "opencode"
 
 
 def within_the_row_rules(row: list[Any], cols: list[str], *, tomorrow: date) -> None:

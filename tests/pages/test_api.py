@@ -52,7 +52,7 @@ def test_it_computes_a_day_window_on_demand(published: None, client: Client) -> 
         ({"until": "2026-13-01"}, "until"),
         ({"since": "2020-01-01"}, "since"),
         ({"since": "2026-07-01", "until": "2026-06-01"}, "since"),
-        ({"view": "model"}, "only since and until"),
+        ({"view": "model"}, "only since, until and harness"),
     ],
 )
 def test_it_names_the_bad_parameter(published: None, client: Client, query: dict[str, str], named: str) -> None:

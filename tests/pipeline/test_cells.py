@@ -1,0 +1,75 @@
+"""The cells PostgreSQL sums (rankings.cells) score exactly as the stored cycles do, after a retraction too."""
+
+import uuid
+from datetime import date, timedelta
+
+import pytest
+from django.utils import timezone
+
+from ingest.services import retract
+from rankings.cells import cells_fingerprint, pool_cells
+from rankings.selectors import cycles_frame, scoring_config
+from scoring import ScoringConfig, enrich_document, score_pool
+from scoring.cells import score_cells
+from scoring.public_labels import OTHER_LABEL
+from tests.cycles import drawn_cycles
+from tests.cycles.stored import make_contributor, store_cycles
+from tests.scoring.test_cells import GENERATED, HARNESSES, assert_same, assert_same_axis_samples
+
+pytestmark = [pytest.mark.django_db, pytest.mark.public_labels]
+
+SEASONED = timedelta(days=3)
+MADE_UP = "acme-internal-model"  # sent by one contributor only: folded into (other) in both readings
+
+
+def store_pool(contributors: int = 5, per_contributor: int = 60) -> list[uuid.UUID]:
+    installs = []
+    for c in range(contributors):
+        install = uuid.uuid4()
+        installs.append(install)
+        contributor = make_contributor(install=install, seen_for=SEASONED)
+        rows = []
+        for i, made in enumerate(drawn_cycles(per_contributor, seed=c + 1)):
+            kind = (i + c) % 9
+            builder = MADE_UP if c == 0 and i % 6 == 0 else made["builder_model"]
+            rows.append(
+                {
+                    **made,
+                    "day": date(2026, 6, 1) + timedelta(days=2 * c + i % 10),
+                    "harness": HARNESSES[(i // 20 + c) % len(HARNESSES)],
+                    "builder_model": builder,
+                    "model": builder,
+                    "step_seconds_median": -1.0 if kind == 0 else float(round(made["step_seconds_median"])),
+                    "ship_status": 1 if kind == 1 else 2 if kind == 2 else made["ship_status"],
+                    "edits": 0 if kind == 3 else made["edits"],
+                }
+            )
+        store_cycles(contributor, rows)
+    return installs
+
+
+def assert_cells_score_as_cycles(config: ScoringConfig, since: date | None = None, until: date | None = None) -> None:
+    frame = cycles_frame(since=since, until=until)
+    theirs = score_pool(frame, config, since=since, until=until, generated=GENERATED, keep_axes=True)
+    enrich_document(theirs.document, frame, config, since=since, until=until)
+    cells = pool_cells(since=since, until=until)
+    assert cells.cycles == len(frame)
+    ours, _ = score_cells(cells, config, since=since, until=until, generated=GENERATED, keep_axes=True)
+    assert_same(ours.document, theirs.document)
+    assert_same(ours.samples, theirs.samples)
+    assert_same_axis_samples(ours.axis_samples, theirs.axis_samples)
+
+
+def test_cells_from_postgresql_score_as_the_cycles() -> None:
+    installs = store_pool()
+    config = ScoringConfig(resamples=30)
+    assert_cells_score_as_cycles(config)
+    assert_cells_score_as_cycles(config, since=date(2026, 6, 4), until=date(2026, 6, 12))
+    cells = pool_cells()
+    assert MADE_UP not in set(cells.frame["builder_model"]) and OTHER_LABEL in set(cells.frame["builder_model"])
+    before = cells_fingerprint(cells, scoring_config())
+    assert cells_fingerprint(pool_cells(), scoring_config()) == before
+
+    retract(install=installs[1], now=timezone.now())
+    assert_cells_score_as_cycles(config)
+    assert cells_fingerprint(pool_cells(), scoring_config()) != before

@@ -44,7 +44,7 @@ if str(REPO) not in sys.path:
 from scoring.document import ScoringConfig, prepare, score_view, view_document  # noqa: E402
 from scoring.judged import judged_mask  # noqa: E402
 from scoring.pairing_effects import fit_pairing_effects  # noqa: E402
-from scoring.shapes import CYCLE_COLUMNS, PAIR_ARROW, ViewName  # noqa: E402
+from scoring.shapes import CYCLE_COLUMNS, PAIR_ARROW, View, ViewName  # noqa: E402
 
 RESULTS = REPO / "bench" / "results"
 VIEW: ViewName = "modelCombo"
@@ -185,7 +185,7 @@ def labels_of(frame: pd.DataFrame) -> np.ndarray:
 PAIRING_LABELS = [f"{p}{PAIR_ARROW}{b}" for p, b in PAIRINGS]
 
 
-def scored_view(frame: pd.DataFrame, config: ScoringConfig) -> dict[str, Any]:
+def scored_view(frame: pd.DataFrame, config: ScoringConfig) -> View:
     """The modelCombo view as the recompute publishes it (intervals, rank, rank_worst), and only that view."""
     prepared = prepare(frame, config, None, None)
     return view_document(prepared, score_view(prepared, VIEW, config), config)
@@ -219,7 +219,7 @@ class Tally:
     b3_width: float = 0.0
     min_contributors: list[int] = field(default_factory=list)
 
-    def add_view(self, body: dict[str, Any], truth: dict[str, float], ranks: dict[str, int]) -> None:
+    def add_view(self, body: View, truth: dict[str, float], ranks: dict[str, int]) -> None:
         groups = [g for g in body["groups"] if g["label"] in truth]
         self.min_contributors.append(min((int(g["contributors"]) for g in groups), default=0))
         for group in groups:

@@ -11,7 +11,7 @@ planner → builder row meets the field's pairing of the same two models.
 
 import dataclasses
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -72,13 +72,13 @@ def _count(value: object) -> int | None:
     return int(value) if isinstance(value, int) and not isinstance(value, bool) else None
 
 
-def view_document(document: dict[str, Any] | None, view: str) -> dict[str, Any]:
+def view_document(document: Mapping[str, Any] | None, view: str) -> dict[str, Any]:
     """One view of the ranking ({} when there is none)."""
     found = ((document or {}).get("views") or {}).get(view)
     return found if isinstance(found, dict) else {}
 
 
-def field_scores(document: dict[str, Any] | None, view: str) -> dict[str, FieldScore]:
+def field_scores(document: Mapping[str, Any] | None, view: str) -> dict[str, FieldScore]:
     """The ranked groups of one view, by label."""
     groups = view_document(document, view).get("groups") or []
     found = {}
@@ -114,7 +114,7 @@ def field_labels_for(row: Row) -> list[tuple[str, str]]:
     return field_labels(row.model, row.planner, row.builder)
 
 
-def side_by_side(document: dict[str, Any] | None, rows: Sequence[Row]) -> list[Beside]:
+def side_by_side(document: Mapping[str, Any] | None, rows: Sequence[Row]) -> list[Beside]:
     """Every field model and pairing that some lab row joins, field score first, pairings before models."""
     scores = {view: field_scores(document, view) for view in VIEWS}
     joined: dict[tuple[str, str], Beside] = {}
@@ -131,7 +131,7 @@ def side_by_side(document: dict[str, Any] | None, rows: Sequence[Row]) -> list[B
     )
 
 
-def shared_models(document: dict[str, Any] | None, rows: Sequence[Row]) -> dict[str, list[SharedModel]]:
+def shared_models(document: Mapping[str, Any] | None, rows: Sequence[Row]) -> dict[str, list[SharedModel]]:
     """Per source, the lab's model rows (not pairings) whose model the field ranks, both with a score."""
     scores = field_scores(document, MODEL_VIEW)
     by_source: dict[str, list[SharedModel]] = defaultdict(list)
@@ -144,7 +144,7 @@ def shared_models(document: dict[str, Any] | None, rows: Sequence[Row]) -> dict[
 
 
 def rank_agreement(
-    document: dict[str, Any] | None, rows: Sequence[Row], *, resamples: int = stats.RESAMPLES
+    document: Mapping[str, Any] | None, rows: Sequence[Row], *, resamples: int = stats.RESAMPLES
 ) -> list[SourceAgreement]:
     """Per source: Kendall's tau between the field's model scores and the lab's mean grades, over shared models."""
     by_source = shared_models(document, rows)

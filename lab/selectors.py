@@ -13,6 +13,7 @@ from lab.names import canonical_model
 from lab.services import LAB_GENERATION_KEY
 from lab.summary import Run
 from rankings.current import Published
+from scoring.shapes import PoolDocument
 
 
 def lab_generation() -> str:
@@ -94,7 +95,7 @@ class FieldRanking:
     snapshot_id: int
     is_demo: bool
     # The pool.json-shaped document; only lab.field reads inside it.
-    document: dict[str, Any]
+    document: PoolDocument
 
 
 def field_ranking(snapshot: Published | None) -> FieldRanking | None:

@@ -4,7 +4,8 @@ Both are cached like the leaderboard's pages (per snapshot and cache generation)
 own generation in the key, so an import or a new alias shows at once.
 """
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
 from django.http import HttpRequest, HttpResponse
 from django.views.decorators.http import require_safe
@@ -17,6 +18,7 @@ from lab.summary import Row, summary_rows
 from pages.contexts import colours_of
 from pages.serving import cached_page, render_page
 from rankings.current import Lazy
+from scoring.shapes import View
 
 VIEW_WORDS = {field.PAIRING_VIEW: "Pairings", field.MODEL_VIEW: "Models"}
 # Rows shown before a table folds the rest away, so a source reads in a glance; a fold hides at least FOLD_MIN.
@@ -78,9 +80,10 @@ def lab(request: HttpRequest) -> HttpResponse:
     return cached_page(request, "lab", (selectors.lab_generation(),), build)
 
 
-def agreement_context(document: dict[str, Any] | None, rows: list[Row], titles: dict[str, str]) -> dict[str, Any]:
+def agreement_context(document: Mapping[str, Any] | None, rows: list[Row], titles: dict[str, str]) -> dict[str, Any]:
     """Per source, its rank agreement with the field and the scatter of the models both rank, in family colours."""
-    colours, legend = colours_of(field.view_document(document, field.MODEL_VIEW), field.MODEL_VIEW)
+    model_view = field.view_document(document, field.MODEL_VIEW)  # {} before the first snapshot
+    colours, legend = colours_of(cast(View, model_view), field.MODEL_VIEW) if model_view else ({}, [])
     agreement = field.rank_agreement(document, rows)
     charts_by_source = [
         {

@@ -117,6 +117,8 @@ class PoolApi(APIView):
         except WindowBusy as busy:
             busy_sentence = "Another day window is being computed; try again shortly."
             return api_error(busy_sentence, status_code=503, retry_after=busy.retry_after)
+        if document is None:  # the newest snapshot is of an older document version: the next recompute replaces it
+            return api_error("No ranking has been published yet.", status_code=503, retry_after=60)
         response = Response(document)
         mark_cacheable(response, etag)
         return response

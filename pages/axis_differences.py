@@ -2,24 +2,21 @@
 from the samples the recompute stored (per-axis samples beside the score samples, of the same resamples, so
 the axes' intervals pair as the score's do). One query reads the four lists."""
 
-from typing import Any
-
 from rankings.comparisons import difference_from_samples, score_difference
 from rankings.selectors import stored_comparison_samples
 from rankings.windows import Window, window_samples
 from scoring import Comparison
 from scoring.axis_samples import decode
 from scoring.compare_axes import AxisDifference, compare_axes_from_samples
-from scoring.shapes import AXIS_NAMES, number
+from scoring.shapes import AXIS_NAMES, GroupRow
 
 
-def _adjusted(group: dict[str, Any]) -> list[float | None]:
-    adj = group.get("adj") or {}
-    return [number(adj.get(name)) for name in AXIS_NAMES]
+def _adjusted(group: GroupRow) -> list[float | None]:
+    return [group["adj"].get(name) for name in AXIS_NAMES]
 
 
 def compared(
-    snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any], lens: Window | None = None
+    snapshot_id: int, view: str, group_a: GroupRow, group_b: GroupRow, lens: Window | None = None
 ) -> tuple[Comparison | None, tuple[AxisDifference, ...], bool]:
     """The score's comparison, every axis of A against B, and whether the snapshot held per-axis samples.
 
@@ -27,7 +24,7 @@ def compared(
     directions and factors without intervals, and False, so the page can say why. Under a harness `lens` the
     samples are the lens's own, kept beside it in the cache; once they are gone the score has no interval.
     """
-    label_a, label_b = str(group_a["label"]), str(group_b["label"])
+    label_a, label_b = group_a["label"], group_b["label"]
     if lens is None or lens.is_snapshot:
         samples_a, samples_b, text_a, text_b = stored_comparison_samples(snapshot_id, view, label_a, label_b)
         comparison = score_difference(snapshot_id, view, group_a, group_b, read=(samples_a, samples_b))
@@ -35,14 +32,13 @@ def compared(
         samples_a, samples_b, text_a, text_b = window_samples(snapshot_id, lens, view, label_a, label_b)
         comparison = difference_from_samples(group_a, group_b, samples_a, samples_b)
     logs_a, logs_b = decode(text_a), decode(text_b)
-    k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
-    kept = logs_a is not None and logs_b is not None and isinstance(k_a, int) and isinstance(k_b, int)
+    kept = logs_a is not None and logs_b is not None
     differences = compare_axes_from_samples(
         adj_a=_adjusted(group_a),
         adj_b=_adjusted(group_b),
         logs_a=logs_a if kept else None,
         logs_b=logs_b if kept else None,
-        contributors_a=k_a if isinstance(k_a, int) else 0,
-        contributors_b=k_b if isinstance(k_b, int) else 0,
+        contributors_a=group_a["contributors"],
+        contributors_b=group_b["contributors"],
     )
     return comparison, differences, kept

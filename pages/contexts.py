@@ -4,6 +4,7 @@ The views fetch the snapshot and the view; these assemble the context; the templ
 """
 
 import json
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
@@ -61,7 +62,7 @@ from rankings.selectors import HistoryRow, scoring_config
 from rankings.windows import Window, lens_query, window_query
 from scoring import Comparison
 from scoring.bootstrap import t_factor
-from scoring.shapes import INTERVAL_LEVEL, PAIRING_VIEWS, SPAN_FACTOR
+from scoring.shapes import INTERVAL_LEVEL, PAIRING_VIEWS, SPAN_FACTOR, GroupRow, PoolDocument, View
 
 # bench/coverage.py writes its table here; the file is committed, so the page shows what was last measured.
 COVERAGE_FILE = Path(__file__).resolve().parent.parent / "bench" / "results" / "coverage.json"
@@ -97,7 +98,7 @@ def coverage_figures(path: Path = COVERAGE_FILE) -> dict[str, Any] | None:
     return found
 
 
-def method_numbers(meta: dict[str, Any]) -> dict[str, Any]:
+def method_numbers(meta: Mapping[str, Any]) -> dict[str, Any]:
     """The method's numbers as a ranking document states them: the floor, k, resamples, and the x4 span."""
     span = number(meta.get("span"))
     return {
@@ -109,13 +110,13 @@ def method_numbers(meta: dict[str, Any]) -> dict[str, Any]:
 
 
 def page_context(
-    snapshot: Published | None, document: dict[str, Any] | None = None, *, view: str | None = None
+    snapshot: Published | None, document: PoolDocument | None = None, *, view: str | None = None
 ) -> dict[str, Any]:
     """What every page prints: the snapshot, its meta and the method's numbers; the view, on a page of one."""
-    if document is None:
-        document = snapshot.document if snapshot else {}
-    meta = document.get("meta", {})
-    context = {
+    if document is None and snapshot is not None:
+        document = snapshot.document
+    meta: Mapping[str, Any] = document["meta"] if document is not None else {}
+    context: dict[str, Any] = {
         "snapshot": snapshot,
         "meta": meta,
         "is_demo": bool(meta.get("demo") or (snapshot and snapshot.is_demo)),
@@ -134,7 +135,7 @@ def sort_query(sort: str) -> str:
 
 def leaderboard_context(
     snapshot: Published | None,
-    document: dict[str, Any] | None,
+    document: PoolDocument | None,
     *,
     view: str,
     window: Window,
@@ -158,8 +159,8 @@ def leaderboard_context(
     if document is None:
         return context
     context["harnesses"] = published_harnesses(document)
-    view_doc = (document.get("views") or {}).get(view) or {}
-    view_meta = view_doc.get("meta") or {}
+    view_doc = document["views"][view]
+    view_meta = view_doc["meta"]
     colours, legend = colours_of(view_doc, view)
     rows = leaderboard_rows(view_doc, colours)
     domain = score_domain(rows)
@@ -190,7 +191,7 @@ def leaderboard_context(
             "odds_words": ADJUSTED_ODDS_WORDS,
             "provisional": provisional_rows(view_doc),
             "rank_range_words": RANK_RANGE_WORDS,
-            "scope_meta": document.get("meta", {}),
+            "scope_meta": document["meta"],
             "view_meta": view_meta,
             "variance_words": variance_share_words(view_meta),
             "is_pairing_view": view in PAIRING_VIEWS,
@@ -212,27 +213,27 @@ def lens_context(window: Window, lenses: list[Any]) -> dict[str, Any]:
     }
 
 
-def pairing_context(snapshot: Published, view_doc: dict[str, Any], *, view: str, label: str) -> dict[str, Any]:
+def pairing_context(snapshot: Published, view_doc: View, *, view: str, label: str) -> dict[str, Any]:
     """A group's page, ranked or provisional, with the method's numbers of its view."""
     context = page_context(snapshot, view=view)
     context["label"] = label
-    context["method"] = method_numbers({**(view_doc.get("meta") or {}), "span": view_doc.get("span")})
+    context["method"] = method_numbers({**view_doc["meta"], "span": view_doc["span"]})
     return context
 
 
-def provisional_context(view_doc: dict[str, Any], label: str) -> dict[str, Any] | None:
+def provisional_context(view_doc: View, label: str) -> dict[str, Any] | None:
     """A provisional group's raw values, or None when the view holds no provisional group of that label."""
     found = [row for row in provisional_rows(view_doc) if row["label"] == label]
     return {"provisional": found[0], "axes": AXES} if found else None
 
 
-def colours_of(view_doc: dict[str, Any], view: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
+def colours_of(view_doc: View, view: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
     """Each group's family colour and the view's legend, families read with the configured pattern."""
     return view_colours(view_doc, view, scoring_config().family_pattern)
 
 
 def group_context(
-    group: dict[str, Any], view_doc: dict[str, Any], *, view: str, label: str, history: list[HistoryRow]
+    group: GroupRow, view_doc: View, *, view: str, label: str, history: list[HistoryRow]
 ) -> dict[str, Any]:
     """A ranked group: its row, axes against the pool, tiers, interval and score history."""
     rows = axis_rows(group, view_doc)
@@ -242,12 +243,11 @@ def group_context(
     return {
         "group": group,
         "row": row,
-        "ranked_count": len(view_doc.get("groups", [])),
+        "ranked_count": len(view_doc["groups"]),
         "rank_range_words": RANK_RANGE_WORDS,
         "axis_rows": rows,
         "tiers": [
-            (name, weight, (group.get("tiers") or {}).get(name), (group.get("tiersAdj") or {}).get(name))
-            for name, weight in TIERS.items()
+            (name, weight, group["tiers"].get(name), group["tiersAdj"].get(name)) for name, weight in TIERS.items()
         ],
         "strip": axis_strip(rows=rows, colour=row["colour"], label=label, span=span_of(view_doc)),
         "sparkline": "" if history_words(points) else sparkline(points=points, colour=row["colour"], label=label),
@@ -255,32 +255,30 @@ def group_context(
         "lo": lo,
         "hi": hi,
         "sides": planner_and_builder(group),
-        "pool": view_doc.get("pool") or {},
-        "variance_words": variance_share_words(view_doc.get("meta") or {}),
+        "pool": view_doc["pool"],
+        "variance_words": variance_share_words(view_doc["meta"]),
     }
 
 
-def compare_context(snapshot: Published, view_doc: dict[str, Any], *, view: str) -> dict[str, Any]:
+def compare_context(snapshot: Published, view_doc: View, *, view: str) -> dict[str, Any]:
     """The compare page of a view: the groups one can choose, before any is chosen."""
     context = page_context(snapshot, view=view)
-    context.update(
-        {"choices": [g["label"] for g in view_doc.get("groups", [])], "is_pairing_view": view in PAIRING_VIEWS}
-    )
+    context.update({"choices": [g["label"] for g in view_doc["groups"]], "is_pairing_view": view in PAIRING_VIEWS})
     return context
 
 
-def compared_labels(view_doc: dict[str, Any], label_a: str, label_b: str) -> tuple[str, str]:
+def compared_labels(view_doc: View, label_a: str, label_b: str) -> tuple[str, str]:
     """The two sides to compare; a missing side is the best-ranked group, never the other side's group."""
-    groups = view_doc.get("groups", [])
+    groups = view_doc["groups"]
     chosen_a = label_a or next((g["label"] for g in groups if g["label"] != label_b), "")
     chosen_b = label_b or next((g["label"] for g in groups if g["label"] != chosen_a), "")
     return chosen_a, chosen_b
 
 
 def comparison_context(
-    view_doc: dict[str, Any],
-    group_a: dict[str, Any],
-    group_b: dict[str, Any],
+    view_doc: View,
+    group_a: GroupRow,
+    group_b: GroupRow,
     *,
     view: str,
     difference: Comparison | None,

@@ -46,7 +46,7 @@ from pages.windowed import windowed_document
 from rankings import cycles_file
 from rankings.current import Lazy, serving_snapshot
 from rankings.windows import WINDOW_PARAMETERS, read_window
-from scoring.shapes import PAIRING_VIEWS
+from scoring.shapes import PAIRING_VIEWS, View
 
 # How soon to ask again while the newest snapshot's export is being written.
 EXPORT_RETRY_SECONDS = 30
@@ -302,40 +302,39 @@ def ranking_columns() -> list[str]:
     return columns
 
 
-def ranking_rows(view: str, view_doc: dict[str, Any]) -> Iterator[list[Any]]:
-    pool = view_doc.get("pool") or {}
+def ranking_rows(view: str, view_doc: View) -> Iterator[list[Any]]:
+    pool = view_doc["pool"]
     pool_values = [pool.get(axis.key) for axis in wording.AXES]
-    for group in view_doc.get("groups", []):
+    for group in view_doc["groups"]:
         lo, hi = presenters.interval(group)
         sides = presenters.planner_and_builder(group) if view in PAIRING_VIEWS else None
-        adjusted = group.get("adjusted") or {}
-        adjusted_ci = adjusted.get("ci") or [None, None]
-        places = presenters.rank_places(group) or (None, None)
-        row: list[Any] = [view, "ranked", *places, group.get("label"), *(sides or ("", ""))]
-        row += [group.get("scoreAdj"), lo, hi, group.get("score")]
-        row += [group.get("hjudged"), group.get("hshipped"), group.get("hshipJudged"), group.get("contributors")]
-        row += [group.get("top_share"), ";".join(group.get("flags", [])), ";".join(group.get("imputed", []))]
-        row += [(group.get("tiersAdj") or {}).get(name) for name in wording.TIERS]
-        row += [(group.get("tiers") or {}).get(name) for name in wording.TIERS]
-        for part in ("raw", "adj", "ev"):
-            row += [(group.get(part) or {}).get(axis.key) for axis in wording.AXES]
+        adjusted = group.get("adjusted")
+        row: list[Any] = [view, "ranked", *presenters.rank_places(group), group["label"], *(sides or ("", ""))]
+        row += [group["scoreAdj"], lo, hi, group["score"]]
+        row += [group["hjudged"], group["hshipped"], group["hshipJudged"], group["contributors"]]
+        row += [group["top_share"], ";".join(group["flags"]), ";".join(group["imputed"])]
+        row += [group["tiersAdj"].get(name) for name in wording.TIERS]
+        row += [group["tiers"].get(name) for name in wording.TIERS]
+        row += [group["raw"].get(axis.key) for axis in wording.AXES]
+        row += [group["adj"].get(axis.key) for axis in wording.AXES]
+        row += [group["ev"].get(axis.key) for axis in wording.AXES]
         row += pool_values
-        row += [adjusted.get("odds_ratio"), *adjusted_ci[:2], adjusted.get("separable")] if adjusted else [None] * 4
+        row += [adjusted["odds_ratio"], *adjusted["ci"][:2], adjusted["separable"]] if adjusted else [None] * 4
         row += list(presenters.rank_range(group) or (None, None))
         yield row
     blank_axes = [None] * len(wording.AXES)
-    for item in view_doc.get("provisional", []):
-        label = str(item.get("label", ""))
-        sides = presenters.planner_and_builder({"label": label}) if view in PAIRING_VIEWS else None
+    for item in view_doc["provisional"]:
+        label = item["label"]
+        sides = presenters.planner_and_builder(item) if view in PAIRING_VIEWS else None
         row = [view, "provisional", None, None, label, *(sides or ("", "")), None, None, None, None]
-        row += [item.get("hjudged"), None, None, None, None, "", ""]
+        row += [item["hjudged"], None, None, None, None, "", ""]
         row += [None] * (2 * len(wording.TIERS))
-        row += [(item.get("raw") or {}).get(axis.key) for axis in wording.AXES]
+        row += [item["raw"].get(axis.key) for axis in wording.AXES]
         row += blank_axes + blank_axes + pool_values + [None] * 6
         yield row
 
 
-def rankings_body(view: str, view_doc: dict[str, Any]) -> bytes:
+def rankings_body(view: str, view_doc: View) -> bytes:
     out = io.StringIO()
     writer = csv.writer(out)
     writer.writerow(ranking_columns())
@@ -385,7 +384,7 @@ def rankings_csv(request: HttpRequest) -> HttpResponse:
         return scope.refused_page()
     if scope.document is None:
         return not_found_page("Nothing is ranked yet.")
-    view_doc = (scope.document.get("views") or {}).get(view) or {}
+    view_doc = scope.document["views"][view]
     scoped = "".join(f"-{part}" for part in (window.harness, window.since, window.until) if part)
     response = HttpResponse(rankings_body(view, view_doc), content_type="text/csv; charset=utf-8")
     _stamp(response, snapshot_id=snapshot_id, kind=f"rankings-{view}{scoped}")

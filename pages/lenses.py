@@ -5,7 +5,6 @@ computations; each one not computed yet links to its own lens page, and the page
 """
 
 from dataclasses import dataclass
-from typing import Any
 from urllib.parse import urlencode
 
 from django.http import HttpResponse
@@ -16,7 +15,7 @@ from core import soft_cache
 from pages.presenters import UnknownGroup, find_group, interval, rank_text
 from rankings.lenses import published_harnesses
 from rankings.windows import Window, scope_key
-from scoring.shapes import number
+from scoring.shapes import PoolDocument
 
 
 @dataclass(frozen=True)
@@ -35,7 +34,7 @@ class LensScore:
     rank: str = ""
 
 
-def lens_scores(snapshot_id: int, document: dict[str, Any], window: Window, view: str, label: str) -> list[LensScore]:
+def lens_scores(snapshot_id: int, document: PoolDocument, window: Window, view: str, label: str) -> list[LensScore]:
     """The group's score under each harness the snapshot shows, read only from lenses already computed (one
     cache read): a page view never starts their computations; each one not computed links to its own page."""
     harnesses = published_harnesses(document)
@@ -46,18 +45,17 @@ def lens_scores(snapshot_id: int, document: dict[str, Any], window: Window, view
     scores = []
     for name, key in keys.items():
         url = f"{reverse('pairing')}?{urlencode({'view': view, 'label': label, 'harness': name})}"
-        lens = found.get(key)
+        lens: PoolDocument | None = found.get(key)
         if lens is None:
             scores.append(LensScore(name, url, name == window.harness, computed=False))
             continue
-        view_doc = (lens.get("views") or {}).get(view) or {}
+        view_doc = lens["views"][view]
         try:
             group = find_group(view_doc, label)
         except UnknownGroup:
             scores.append(LensScore(name, url, name == window.harness, computed=True))
             continue
         lo, hi = interval(group)
-        contributors = group.get("contributors")
         scores.append(
             LensScore(
                 name,
@@ -65,11 +63,11 @@ def lens_scores(snapshot_id: int, document: dict[str, Any], window: Window, view
                 name == window.harness,
                 computed=True,
                 ranked=True,
-                score_adj=number(group.get("scoreAdj")),
+                score_adj=group["scoreAdj"],
                 lo=lo,
                 hi=hi,
-                contributors=contributors if isinstance(contributors, int) else None,
-                rank=rank_text(group, len(view_doc.get("groups", []))),
+                contributors=group["contributors"],
+                rank=rank_text(group, len(view_doc["groups"])),
             )
         )
     return scores

@@ -12,12 +12,12 @@ from django.utils.safestring import SafeString
 
 from pages.charts import OKABE_ITO, interval_bar
 from pages.contexts import lens_context, page_context
-from pages.presenters import EFFORT_VIEWS, interval, number, planner_and_builder, rank_text
+from pages.presenters import EFFORT_VIEWS, interval, planner_and_builder, rank_text
 from pages.wording import VIEW_TITLES, WINDOW_TITLES
 from rankings.current import Published
 from rankings.lenses import published_harnesses
 from rankings.windows import WINDOW_NAMES, Window, lens_query, window_query
-from scoring.shapes import PAIRING_VIEWS
+from scoring.shapes import PAIRING_VIEWS, GroupRow, PoolDocument, ProvisionalRow, View
 
 # The pool scores 50 on every axis, so 50 is the score of a pairing no better or worse than the pool.
 POOL_SCORE: Final = 50.0
@@ -102,37 +102,35 @@ def side_of_pool(lo: float | None, hi: float | None) -> str:
     return ""
 
 
-def ranked_cell(group: dict[str, Any], ranked: int) -> Cell:
-    label = str(group.get("label", ""))
-    score = number(group.get("scoreAdj"))
+def ranked_cell(group: GroupRow, ranked: int) -> Cell:
+    label, score = group["label"], group["scoreAdj"]
     lo, hi = interval(group)
-    contributors = group.get("contributors")
     return Cell(
         label=label,
         kind="ranked",
         score=score,
         lo=lo,
         hi=hi,
-        contributors=contributors if isinstance(contributors, int) else None,
-        judged=int(group.get("hjudged") or 0),
+        contributors=group["contributors"],
+        judged=group["hjudged"],
         rank=rank_text(group, ranked),
-        flags=tuple(str(flag) for flag in group.get("flags", [])),
+        flags=tuple(group["flags"]),
         side=side_of_pool(lo, hi),
         bar=interval_bar(score=score, lo=lo, hi=hi, colour=BAR_COLOUR, label=label, domain=WHOLE_SCALE),
     )
 
 
-def provisional_cell(item: dict[str, Any]) -> Cell:
-    return Cell(label=str(item.get("label", "")), kind="provisional", judged=int(item.get("hjudged") or 0))
+def provisional_cell(item: ProvisionalRow) -> Cell:
+    return Cell(label=item["label"], kind="provisional", judged=item["hjudged"])
 
 
-def pairing_matrix(view_doc: dict[str, Any], view: str) -> Matrix:
+def pairing_matrix(view_doc: View, view: str) -> Matrix:
     """The view's pairings laid out by planner and builder; NotAPairingView for the single-model views."""
     if view not in PAIRING_VIEWS:
         raise NotAPairingView(view)
-    groups = view_doc.get("groups", [])
+    groups = view_doc["groups"]
     placed: dict[tuple[str, str], Cell] = {}
-    for item in view_doc.get("provisional", []):
+    for item in view_doc["provisional"]:
         sides = planner_and_builder(item)
         if sides is not None:
             placed[sides] = provisional_cell(item)
@@ -172,7 +170,7 @@ def harness_links(view: str, window: Window, harnesses: list[str]) -> list[tuple
 
 
 def matrix_context(
-    snapshot: Published | None, document: dict[str, Any] | None, *, view: str, window: Window
+    snapshot: Published | None, document: PoolDocument | None, *, view: str, window: Window
 ) -> dict[str, Any]:
     """The matrix page of a pairing view in a window; the matrix only when there is a document."""
     context = page_context(snapshot, document, view=view)
@@ -190,15 +188,15 @@ def matrix_context(
     )
     if document is None:
         return context
-    view_doc = (document.get("views") or {}).get(view) or {}
+    view_doc = document["views"][view]
     grid = pairing_matrix(view_doc, view)
     context.update(
         {
             "harness_links": harness_links(view, window, published_harnesses(document)),
             "matrix": grid,
-            "scope_meta": document.get("meta", {}),
-            "ranked_count": len(view_doc.get("groups", [])),
-            "provisional_count": len(view_doc.get("provisional", [])),
+            "scope_meta": document["meta"],
+            "ranked_count": len(view_doc["groups"]),
+            "provisional_count": len(view_doc["provisional"]),
         }
     )
     return context

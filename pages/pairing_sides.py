@@ -19,6 +19,7 @@ from pages.contexts import colours_of
 from pages.presenters import leaderboard_rows, planner_and_builder
 from pages.verdict import described, surely_ahead
 from pages.wording import INTERVAL_PERCENT
+from scoring.shapes import GroupRow, View
 
 Side = Literal["builder", "planner"]
 OTHER_SIDE: Final[dict[Side, Side]] = {"builder": "planner", "planner": "builder"}
@@ -107,17 +108,15 @@ def panel_sentence(rows: list[dict[str, Any]], *, kept: Side, name: str) -> tupl
     )
 
 
-def side_panel(
-    rows: list[dict[str, Any]], view_doc: dict[str, Any], *, kept: Side, name: str, label: str, key: str
-) -> SidePanel:
+def side_panel(rows: list[dict[str, Any]], view_doc: View, *, kept: Side, name: str, label: str, key: str) -> SidePanel:
     shown = side_rows(rows, kept=kept, name=name, label=label)
     separated, sentence = panel_sentence(shown, kept=kept, name=name)
     index = 1 if kept == "builder" else 0
     ranked = {row["pairing"] for row in shown}
     waiting = sum(
         1
-        for item in view_doc.get("provisional", [])
-        if (sides := planner_and_builder(item)) is not None and sides[index] == name and item.get("label") not in ranked
+        for item in view_doc["provisional"]
+        if (sides := planner_and_builder(item)) is not None and sides[index] == name and item["label"] not in ranked
     )
     varied = OTHER_SIDE[kept]
     title = (
@@ -128,7 +127,7 @@ def side_panel(
     return SidePanel(kept, name, key, tuple(shown), separated, sentence, waiting, chart)
 
 
-def sides_context(view_doc: dict[str, Any], *, view: str, label: str, group: dict[str, Any]) -> dict[str, Any]:
+def sides_context(view_doc: View, *, view: str, label: str, group: GroupRow) -> dict[str, Any]:
     """The pairing page's two panels: same builder with each planner first (the seed's question), then the mirror.
 
     Empty for the single-model views.

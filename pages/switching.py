@@ -13,7 +13,7 @@ from typing import Any, Final
 from pages.wording import AXES, INTERVAL_PERCENT
 from scoring import Comparison
 from scoring.compare_axes import AxisDifference, switch_summary
-from scoring.shapes import SPAN_FACTOR
+from scoring.shapes import SPAN_FACTOR, GroupRow
 
 # Size bands of a clear difference, by the factor in favour of the better side. The largest starts where a
 # position on the scorecard saturates halfway (x2), the smallest covers what a reader would call marginal.
@@ -145,12 +145,11 @@ def _why_no_interval(difference: AxisDifference, kept: bool, contributors: int) 
 
 
 def axis_rows(
-    group_a: dict[str, Any], group_b: dict[str, Any], differences: tuple[AxisDifference, ...], kept: bool = True
+    group_a: GroupRow, group_b: GroupRow, differences: tuple[AxisDifference, ...], kept: bool = True
 ) -> list[AxisRow]:
     rows = []
-    k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
-    contributors = min(k_a, k_b) if isinstance(k_a, int) and isinstance(k_b, int) else 0
-    adj_a, adj_b = group_a.get("adj") or {}, group_b.get("adj") or {}
+    contributors = min(group_a["contributors"], group_b["contributors"])
+    adj_a, adj_b = group_a["adj"], group_b["adj"]
     for difference in differences:
         factor, interval = difference.factor, difference.factor_interval
         better = difference.better or "no comparison"
@@ -181,8 +180,8 @@ BAND_WORDS: Final = (
 
 def switch_context(
     comparison: Comparison | None,
-    group_a: dict[str, Any],
-    group_b: dict[str, Any],
+    group_a: GroupRow,
+    group_b: GroupRow,
     differences: tuple[AxisDifference, ...],
     kept: bool,
 ) -> dict[str, Any]:

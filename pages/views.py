@@ -32,15 +32,15 @@ from rankings.current import Lazy, Published, current_snapshot, serving_snapshot
 from rankings.windows import WINDOW_PARAMETERS, Window, lens_parts, read_window
 from scoring import Comparison
 from scoring.compare_axes import AxisDifference
-from scoring.shapes import PAIRING_VIEWS
+from scoring.shapes import PAIRING_VIEWS, PoolDocument, View
 
 HISTORY_POINTS = 60
 NO_SUCH_VIEW = "There is no such view."
 
 
 def published_view(
-    snapshot: Published | None, view: str, document: dict[str, Any] | None = None
-) -> tuple[Published, dict[str, Any]]:
+    snapshot: Published | None, view: str, document: PoolDocument | None = None
+) -> tuple[Published, View]:
     """The published snapshot and one view of it (of `document`, a window's, when given); NotFound when there is
     none or no such view."""
     if snapshot is None:

@@ -16,6 +16,7 @@ from pages.serving import render_page
 from rankings import windows
 from rankings.current import Lazy, Published
 from rankings.windows import Window
+from scoring.shapes import PoolDocument
 
 
 @dataclass(frozen=True)
@@ -28,7 +29,7 @@ class Windowed:
 
     window: Window  # as the page shows it, with the reason when it could not be computed
     snapshot: Published | None
-    document: dict[str, Any] | None
+    document: PoolDocument | None
     status: int = 200
     retry_after: int = 0
     refused: str = ""

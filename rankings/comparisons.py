@@ -1,38 +1,34 @@
 """Comparing two published groups: the difference of their adjusted scores, with its interval."""
 
 import logging
-from typing import Any, cast
+from typing import cast
 
 from rankings.selectors import cycles_frame, scoring_config, stored_samples
 from scoring import Comparison, GroupNotRanked, compare_from_samples, compare_groups
-from scoring.shapes import ViewName, number
+from scoring.shapes import GroupRow, ViewName
 
 log = logging.getLogger(__name__)
 
 
 def difference_from_samples(
-    group_a: dict[str, Any], group_b: dict[str, Any], samples_a: object, samples_b: object
+    group_a: GroupRow, group_b: GroupRow, samples_a: object, samples_b: object
 ) -> Comparison | None:
     """scoreAdj(A) - scoreAdj(B) from the two groups' resamples of one scoring; None without them."""
-    score_a, score_b = number(group_a.get("scoreAdj")), number(group_b.get("scoreAdj"))
-    stored = isinstance(samples_a, list) and isinstance(samples_b, list) and bool(samples_a)
-    # K of each side: the interval of the difference counts the smaller side's contributors (spec B1).
-    k_a, k_b = group_a.get("contributors"), group_b.get("contributors")
-    counted = isinstance(k_a, int) and isinstance(k_b, int)
-    if not (stored and counted and score_a is not None and score_b is not None):
+    if not (isinstance(samples_a, list) and isinstance(samples_b, list) and samples_a):
         return None
+    # K of each side: the interval of the difference counts the smaller side's contributors (spec B1).
     return compare_from_samples(
-        score_a=score_a,
-        score_b=score_b,
-        samples_a=samples_a,  # type: ignore[arg-type]  # checked to be lists above
-        samples_b=samples_b,  # type: ignore[arg-type]
-        contributors_a=int(k_a),  # type: ignore[arg-type]  # checked to be ints above
-        contributors_b=int(k_b),  # type: ignore[arg-type]
+        score_a=group_a["scoreAdj"],
+        score_b=group_b["scoreAdj"],
+        samples_a=samples_a,
+        samples_b=samples_b,
+        contributors_a=group_a["contributors"],
+        contributors_b=group_b["contributors"],
     )
 
 
 def score_difference(
-    snapshot_id: int, view: str, group_a: dict[str, Any], group_b: dict[str, Any], read: tuple[object, ...] = ()
+    snapshot_id: int, view: str, group_a: GroupRow, group_b: GroupRow, read: tuple[object, ...] = ()
 ) -> Comparison | None:
     """scoreAdj(A) - scoreAdj(B) with its cluster bootstrap-t interval, from the samples the recompute stored.
 
@@ -40,7 +36,7 @@ def score_difference(
     whose samples a newer one has retired (published between the page's look and this query) falls back to the
     engine, on the cycles of the newest pool. A caller that read the two samples passes them as `read`.
     """
-    samples_a, samples_b = read or stored_samples(snapshot_id, view, str(group_a["label"]), str(group_b["label"]))
+    samples_a, samples_b = read or stored_samples(snapshot_id, view, group_a["label"], group_b["label"])
     stored = difference_from_samples(group_a, group_b, samples_a, samples_b)
     if stored is not None:
         return stored
@@ -49,8 +45,8 @@ def score_difference(
             cycles_frame(),
             scoring_config(),
             view=cast(ViewName, view),  # a view of the published document
-            label_a=str(group_a["label"]),
-            label_b=str(group_b["label"]),
+            label_a=group_a["label"],
+            label_b=group_b["label"],
         )
     except GroupNotRanked:
         # The stored cycles changed since the snapshot (a retraction): say so rather than fail.

@@ -6,12 +6,13 @@ and within SERVING_LOCAL_SECONDS in any other.
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Final
+from typing import Final
 
 from core import soft_cache
 from core.page_cache import GENERATION_KEY, bump_generation, cache_generation, forget_process_copies, process_cache
 from rankings.models import Snapshot
 from rankings.selectors import newest_snapshot_id, snapshot_document
+from scoring.shapes import PoolDocument
 
 # Which snapshot the current cache generation serves. Short-lived, so a publish that never
 # bumps the generation (an admin shell) still shows within a minute.
@@ -74,7 +75,7 @@ class Published:
     judged: int
     contributors: int
     # The stored document with the snapshot's id, time and demo mark in its meta.
-    document: dict[str, Any]
+    document: PoolDocument
     # The operator's decisions on names it was made with: its windows fold the same names.
     name_decisions: dict[str, bool] = field(default_factory=dict)
 
@@ -85,7 +86,8 @@ def current_snapshot() -> Published | None:
 
 
 def published_snapshot(snapshot_id: int) -> Published | None:
-    """The snapshot of this id: one query the first time a process sees it (kept in its own cache)."""
+    """The snapshot of this id: one query the first time a process sees it (kept in its own cache); None when
+    it is stored under an older document version, which the next recompute replaces."""
     if snapshot_id == 0:
         return None
     local = process_cache()
@@ -95,6 +97,9 @@ def published_snapshot(snapshot_id: int) -> Published | None:
     snapshot = Snapshot.objects.filter(id=snapshot_id).defer("samples").first()
     if snapshot is None:
         return None
+    document = snapshot_document(snapshot)
+    if document is None:
+        return None
     held = Published(
         id=snapshot.id,
         created_at=snapshot.created_at,
@@ -102,7 +107,7 @@ def published_snapshot(snapshot_id: int) -> Published | None:
         cycles=snapshot.cycles,
         judged=snapshot.judged,
         contributors=snapshot.contributors,
-        document=snapshot_document(snapshot),
+        document=document,
         name_decisions=snapshot.name_decisions,
     )
     local.set(HELD_KEY, held, None)

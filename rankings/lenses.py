@@ -7,6 +7,7 @@ public-label rule shows; a lens is offered and accepted only for those, never fo
 can learn a folded name.
 """
 
+from collections.abc import Mapping
 from typing import Any, Final
 
 import pandas as pd
@@ -36,7 +37,7 @@ def shown_harnesses(decisions: NameDecisions) -> list[str]:
     return sorted(rule.shown_in(pairs, kind) - {"", OTHER_LABEL})
 
 
-def published_harnesses(document: dict[str, Any]) -> list[str]:
+def published_harnesses(document: Mapping[str, Any]) -> list[str]:
     """The harnesses a published document names (none for a document from before lenses)."""
     found = (document.get("meta") or {}).get(HARNESSES_KEY)
     return [str(name) for name in found] if isinstance(found, list) else []

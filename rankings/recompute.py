@@ -25,8 +25,9 @@ from rankings.coordination import Coordinator, coordinator, exclusive
 from rankings.lenses import HARNESSES_KEY, shown_harnesses
 from rankings.models import GroupScore, Snapshot
 from rankings.public_names import name_decisions
-from rankings.selectors import AXIS_SAMPLES_KEY, newest_snapshot, scoring_config
+from rankings.selectors import AXIS_SAMPLES_KEY, newest_snapshot, read_document, scoring_config
 from scoring.cells import score_cells
+from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)
 
@@ -100,7 +101,9 @@ def publish(*, force: bool = False) -> Snapshot | None:
     demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
     is_demo = bool(demo_ids) and bool(cells.frame["contributor"].isin(demo_ids).any())
     previous = newest_snapshot()
-    if not force and previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo:
+    # A snapshot stored under another document version is not served (selectors.read_document): replace it.
+    unchanged = previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo
+    if not force and previous is not None and unchanged and read_document(previous.document) is not None:
         log.info("recompute: pool unchanged since snapshot %s", previous.id)
         # Its file may still hold cycles retracted since: stored after this snapshot read the pool and
         # before the file was read. Written again here, or the download would refuse until the pool changed.
@@ -129,7 +132,7 @@ def publish(*, force: bool = False) -> Snapshot | None:
 
 def _store(
     *,
-    document: dict[str, Any],
+    document: PoolDocument,
     samples: dict[str, Any],
     frame_rows: int,
     fingerprint: str,
@@ -137,13 +140,13 @@ def _store(
     decisions: dict[str, bool],
     now: Any,
 ) -> Snapshot:
-    meta = document.get("meta", {})
+    meta = document["meta"]
     with transaction.atomic():
         snapshot = Snapshot.objects.create(
             created_at=now,
             cycles=frame_rows,
-            judged=int(meta.get("judged") or 0),
-            contributors=int(meta.get("contributors") or 0),
+            judged=meta["judged"],
+            contributors=meta["contributors"],
             fingerprint=fingerprint,
             is_demo=is_demo,
             document=document,
@@ -160,13 +163,13 @@ def _store(
                     view=view,
                     label=group["label"],
                     score_adj=group["scoreAdj"],
-                    ci_lo=(group.get("ci") or [None, None])[0],
-                    ci_hi=(group.get("ci") or [None, None])[1],
-                    rank=group.get("rank"),
+                    ci_lo=group["ci"][0] if group["ci"] else None,
+                    ci_hi=group["ci"][1] if group["ci"] else None,
+                    rank=group["rank"],
                     hjudged=group["hjudged"],
                 )
-                for view, body in document.get("views", {}).items()
-                for group in body.get("groups", [])
+                for view, body in document["views"].items()
+                for group in body["groups"]
             ]
         )
         transaction.on_commit(current.snapshot_published)

@@ -4,7 +4,7 @@ import datetime as dt
 import hashlib
 import io
 import json
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import pandas as pd
@@ -19,6 +19,7 @@ from rankings.models import GroupScore, Snapshot
 from rankings.public_names import NameDecisions, counted_contributor, name_decisions, public_name_rule
 from scoring import CYCLE_COLUMNS, ScoringConfig
 from scoring.public_labels import fold_unshown_names
+from scoring.shapes import DOCUMENT_VERSION, PoolDocument
 
 # The scoring input: exactly the columns the scorer reads, in the order the one query selects them.
 FRAME_COLUMNS: tuple[str, ...] = CYCLE_COLUMNS
@@ -214,12 +215,29 @@ def cycles_fingerprint(frame: pd.DataFrame, config: ScoringConfig) -> str:
     return digest.hexdigest()
 
 
-def snapshot_document(snapshot: Snapshot) -> dict[str, Any]:
-    """The published document with the snapshot's own identity in its meta."""
-    document = dict(snapshot.document)
-    meta = dict(document.get("meta", {}))
+def read_document(stored: object) -> PoolDocument | None:
+    """A stored document in the shape scoring.shapes names, or None for one stored under another version.
+
+    Only the engine writes these, so the version vouches for every key: nothing downstream re-checks them.
+    A snapshot stored under an older version is not read at all (as if not yet published) rather than read
+    with fallbacks; the next recompute, or `manage.py recompute --force`, replaces it.
+    """
+    if not isinstance(stored, dict):
+        return None
+    meta = stored.get("meta")
+    if not isinstance(meta, dict) or meta.get("document_version") != DOCUMENT_VERSION:
+        return None
+    return cast(PoolDocument, stored)
+
+
+def snapshot_document(snapshot: Snapshot) -> PoolDocument | None:
+    """The published document with the snapshot's own identity in its meta; None when stored under another
+    document version (read_document)."""
+    stored = read_document(snapshot.document)
+    if stored is None:
+        return None
+    meta = stored["meta"].copy()
     meta["snapshot"] = str(snapshot.id)
     meta["generated"] = iso_z(snapshot.created_at)
     meta["demo"] = snapshot.is_demo
-    document["meta"] = meta
-    return document
+    return PoolDocument(meta=meta, views=stored["views"])

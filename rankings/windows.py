@@ -7,6 +7,7 @@ to one harness's cycles (?harness=); whether the pool has that harness is the sn
 
 import datetime as dt
 import logging
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import Any, Final
@@ -25,9 +26,17 @@ from rankings.cells import pool_cells
 from rankings.current import Published
 from rankings.lenses import HARNESSES_KEY, published_harnesses
 from rankings.models import Snapshot
-from rankings.selectors import AXIS_SAMPLES_KEY, cycles_frame, newest_snapshot, scoring_config, snapshot_document
+from rankings.selectors import (
+    AXIS_SAMPLES_KEY,
+    cycles_frame,
+    newest_snapshot,
+    read_document,
+    scoring_config,
+    snapshot_document,
+)
 from scoring import enrich_document, score_pool
 from scoring.cells import score_cells
+from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)
 
@@ -82,7 +91,7 @@ def read_harness(raw: str | None) -> str | None:
     return raw
 
 
-def check_harness(document: dict[str, Any], harness: str) -> None:
+def check_harness(document: Mapping[str, Any], harness: str) -> None:
     """UnknownHarness unless the published document names `harness`; the message lists only shown names."""
     shown = published_harnesses(document)
     if harness in shown:
@@ -245,25 +254,26 @@ def scoped_document(
     snapshot: Snapshot | Published | None = None,
     requester: str = "",
     harness: str | None = None,
-) -> dict[str, Any] | None:
+) -> PoolDocument | None:
     """Rankings for a window (days; one `harness`'s cycles when given), computed on demand and cached per snapshot.
 
     `snapshot`: the newest unless given (a page passes the one it holds). None when nothing has been
-    published yet. The all-time window of every harness is the snapshot itself; a harness the snapshot
-    does not show raises UnknownHarness (a WindowError) before anything is counted. A window not yet
-    computed costs its `requester` (a keyed digest of the client's address) one of its
+    published yet (or only a snapshot of an older document version). The all-time window of every harness is
+    the snapshot itself; a harness the snapshot does not show raises UnknownHarness (a WindowError) before
+    anything is counted. A window not yet computed costs its `requester` (a keyed digest of the client's
+    address) one of its
     WINDOW_RATE_PER_ADDRESS and one of WINDOW_SLOTS; raises WindowLimited past the rate and WindowBusy when
     no slot is free, this window is computing, or this requester already computes another.
     """
     snapshot = snapshot or newest_snapshot()
-    if snapshot is None:
+    if snapshot is None or read_document(snapshot.document) is None:
         return None
     if harness is not None:
         check_harness(snapshot.document, harness)
     if since is None and until is None and harness is None:
         return snapshot.document if isinstance(snapshot, Published) else snapshot_document(snapshot)
     key = scope_key(snapshot.id, since, until, harness)
-    document: dict[str, Any] | None = soft_cache.get(key)
+    document: PoolDocument | None = soft_cache.get(key)
     if document is not None:
         return document
     if requester:
@@ -293,7 +303,7 @@ def scoped_document(
             scored = score_pool(frame, config, since=since, until=until, generated=generated, keep_axes=True)
             enrich_document(scored.document, frame, config, since=since, until=until)
         document = scored.document
-        meta = dict(document.get("meta", {}))
+        meta = document["meta"].copy()
         meta["snapshot"] = str(snapshot.id)
         meta["demo"] = snapshot.is_demo
         meta["harness"] = harness

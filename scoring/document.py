@@ -27,6 +27,7 @@ from scoring.scorecard import PointScorecard, point_scorecard
 from scoring.shapes import (
     AXIS_NAMES,
     DEFAULT_FAMILY_PATTERN,
+    DOCUMENT_VERSION,
     EVIDENCE_K,
     MIN_JUDGED,
     SCHEMA,
@@ -34,8 +35,12 @@ from scoring.shapes import (
     TIER_NAMES,
     VIEWS,
     WEIGHTS_LABEL,
+    DocumentMeta,
+    GroupRow,
+    PoolDocument,
     ProvisionalRow,
     S,
+    View,
     ViewMeta,
     ViewName,
 )
@@ -163,7 +168,7 @@ def _view_meta(judged: JudgedCycles, rows: IntArray, config: ScoringConfig) -> V
     )
 
 
-def view_document(prepared: Prepared, result: ViewResult, config: ScoringConfig) -> dict[str, Any]:
+def view_document(prepared: Prepared, result: ViewResult, config: ScoringConfig) -> View:
     """One view shaped as the published pool.json view, plus intervals, ranks and caveats."""
     card = result.scorecard
     grouping = card.grouping
@@ -191,10 +196,10 @@ def view_document(prepared: Prepared, result: ViewResult, config: ScoringConfig)
         range(len(ranked_ids)), key=lambda i: (first_day[ranked_ids[i]], grouping.labels[ranked_ids[i]])
     )
     group_id = {i: f"g{n}" for n, i in enumerate(appearance)}
-    rows: list[dict[str, Any]] = []
+    rows: list[GroupRow] = []
     for i, g in enumerate(ranked_ids):
         sums = card.sums[g]
-        row: dict[str, Any] = {
+        row: GroupRow = {
             "id": group_id[i],
             "label": grouping.labels[g],
             "hue": grouping.hues[g],
@@ -220,19 +225,19 @@ def view_document(prepared: Prepared, result: ViewResult, config: ScoringConfig)
             row["planner"] = grouping.planners[g]
             row["builder"] = grouping.builders[g]
         rows.append(row)
-    rows.sort(key=lambda r: (-float(r["scoreAdj"]), str(r["label"])))
+    rows.sort(key=lambda r: (-r["scoreAdj"], r["label"]))
     provisional = [
         ProvisionalRow(label=grouping.labels[g], hjudged=int(card.sums[g, S["hjudged"]]), raw=_axes(card.raw[g]))
         for g in np.flatnonzero(~card.ranked)
     ]
     provisional.sort(key=lambda r: (-r["hjudged"], r["label"]))
-    return {
-        "groups": rows,
-        "pool": _axes(card.pool),
-        "span": SPAN,
-        "provisional": provisional,
-        "meta": _view_meta(judged, np.flatnonzero(member), config),
-    }
+    return View(
+        groups=rows,
+        pool=_axes(card.pool),
+        span=SPAN,
+        provisional=provisional,
+        meta=_view_meta(judged, np.flatnonzero(member), config),
+    )
 
 
 def _score_views(
@@ -253,10 +258,10 @@ def assemble_document(
     since: date | None,
     until: date | None,
     generated: str | None,
-) -> dict[str, Any]:
+) -> PoolDocument:
     """The pool.json-shaped document of views already scored: meta plus every view."""
     counts = _counts_meta(prepared.judged)
-    meta = {
+    meta: DocumentMeta = {
         "generated": generated or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "start": counts["start"],
         "end": counts["end"],
@@ -269,6 +274,7 @@ def assemble_document(
         "unshippable": counts["unshippable"],
         "contributors": counts["contributors"],
         "schema": SCHEMA,
+        "document_version": DOCUMENT_VERSION,
         "minJudged": config.min_judged,
         "evidenceK": config.evidence_k,
         "weights": WEIGHTS_LABEL,
@@ -277,7 +283,7 @@ def assemble_document(
         "since": since.isoformat() if since else None,
         "until": until.isoformat() if until else None,
     }
-    return {"meta": meta, "views": {view: view_document(prepared, results[view], config) for view in VIEWS}}
+    return PoolDocument(meta=meta, views={view: view_document(prepared, results[view], config) for view in VIEWS})
 
 
 # {view: {label: [scoreAdj in resample 0, 1, ...]}}, the ranked groups of each view; {} for a view without samples.
@@ -291,7 +297,7 @@ class ScoredPool:
     """The pool.json-shaped document, the bootstrap samples its intervals come from and, when asked for, the
     same resamples' adjusted axis values (for comparisons axis by axis)."""
 
-    document: dict[str, Any]
+    document: PoolDocument
     samples: Samples
     axis_samples: AxisSamples = field(default_factory=dict)
 

@@ -11,7 +11,6 @@ Pure: numpy and pandas, no Django.
 import logging
 import math
 from datetime import date
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -19,7 +18,7 @@ import pandas as pd
 from scoring.document import Prepared, ScoringConfig, prepare
 from scoring.pairing_effects import CYCLES_COLUMN, PairingFit, fit_pairing_effects
 from scoring.rank_stability import rank_ranges
-from scoring.shapes import PAIRING_EFFECT_VIEWS, SHIP_JUDGED
+from scoring.shapes import PAIRING_EFFECT_VIEWS, SHIP_JUDGED, PoolDocument, View
 
 log = logging.getLogger(__name__)
 
@@ -29,14 +28,14 @@ RETIRED_FLAG = "unstable-rank"
 
 
 def enrich_document(
-    document: dict[str, Any],
+    document: PoolDocument,
     cycles: pd.DataFrame,
     config: ScoringConfig,
     *,
     since: date | None = None,
     until: date | None = None,
     prepared: Prepared | None = None,
-) -> dict[str, Any]:
+) -> PoolDocument:
     """Add the adjusted pairing effects and the rank ranges to a document from score_pool; never raises.
 
     Give it the same cycles, config and window as score_pool had. Sets, on every ranked group of the views
@@ -55,14 +54,14 @@ def enrich_document(
 
 
 def _enrich(
-    document: dict[str, Any],
+    document: PoolDocument,
     cycles: pd.DataFrame,
     config: ScoringConfig,
     since: date | None,
     until: date | None,
     prepared: Prepared | None,
 ) -> None:
-    views: dict[str, Any] = document.get("views") or {}
+    views = document["views"]
     for view, body in views.items():
         _set_defaults(view, body)
     try:
@@ -95,31 +94,29 @@ def _reason(error: Exception) -> str:
     return "an internal error stopped the computation"
 
 
-def _ranked_labels(body: dict[str, Any]) -> set[str]:
-    return {str(group["label"]) for group in body.get("groups", [])}
+def _ranked_labels(body: View) -> set[str]:
+    return {group["label"] for group in body["groups"]}
 
 
-def _set_defaults(view: str, body: dict[str, Any]) -> None:
+def _set_defaults(view: str, body: View) -> None:
     """The keys every consumer can count on, before anything that could fail runs."""
-    body.setdefault("meta", {})
     if view in PAIRING_EFFECT_VIEWS:
         _set_adjustment_defaults(body)
     _set_stability_defaults(body)
 
 
-def _set_adjustment_defaults(body: dict[str, Any]) -> None:
+def _set_adjustment_defaults(body: View) -> None:
     body["meta"]["contributor_variance_share"] = None
     body["meta"]["adjustment"] = "adjustment unavailable: not computed"
-    for group in body.get("groups", []):
+    for group in body["groups"]:
         group["adjusted"] = {"odds_ratio": None, "ci": [None, None], "separable": None}
 
 
-def _set_stability_defaults(body: dict[str, Any]) -> None:
+def _set_stability_defaults(body: View) -> None:
     body["meta"]["rank_stability"] = "rank stability unavailable: not computed"
-    for group in body.get("groups", []):
+    for group in body["groups"]:
         group["rank_range"] = None
-        if RETIRED_FLAG in group.get("flags", []):
-            group["flags"].remove(RETIRED_FLAG)
+        group["flags"] = [flag for flag in group["flags"] if flag != RETIRED_FLAG]
 
 
 # B3 ------------------------------------------------------------------------------------------------------------
@@ -151,12 +148,14 @@ def _finite(value: float | None) -> float | None:
     return value if value is not None and math.isfinite(value) else None
 
 
-def _apply_adjustment(body: dict[str, Any], fit: PairingFit) -> None:
-    for group in body.get("groups", []):
-        effect = fit.effects.get(str(group["label"]))
+def _apply_adjustment(body: View, fit: PairingFit) -> None:
+    for group in body["groups"]:
+        effect = fit.effects.get(group["label"])
         if effect is None:
             continue
-        ci = [_finite(effect.ci[0]), _finite(effect.ci[1])] if effect.ci is not None else [None, None]
+        ci: list[float | None] = (
+            [_finite(effect.ci[0]), _finite(effect.ci[1])] if effect.ci is not None else [None, None]
+        )
         group["adjusted"] = {"odds_ratio": _finite(effect.odds_ratio), "ci": ci, "separable": effect.separable}
     body["meta"]["contributor_variance_share"] = _finite(fit.contributor_variance_share)
     body["meta"]["adjustment"] = "ok" if fit.converged else fit.message
@@ -165,8 +164,8 @@ def _apply_adjustment(body: dict[str, Any], fit: PairingFit) -> None:
 # Rank stability ------------------------------------------------------------------------------------------------
 
 
-def _apply_rank_ranges(body: dict[str, Any], ranges: dict[str, tuple[int, int]]) -> None:
-    for group in body.get("groups", []):
-        bounds = ranges.get(str(group["label"]))
+def _apply_rank_ranges(body: View, ranges: dict[str, tuple[int, int]]) -> None:
+    for group in body["groups"]:
+        bounds = ranges.get(group["label"])
         group["rank_range"] = None if bounds is None else [int(bounds[0]), int(bounds[1])]
     body["meta"]["rank_stability"] = "ok"

@@ -6,7 +6,7 @@ value is NaN inside the engine and None in the published document.
 
 import math
 from dataclasses import dataclass
-from typing import Final, Literal, TypedDict
+from typing import Final, Literal, NotRequired, TypedDict
 
 # The stored field names (ingest.models.Cycle) that the engine reads, in one tuple so the
 # caller can select exactly these in one query (and no more: at a million cycles every
@@ -61,6 +61,8 @@ INTERVAL_LEVEL: Final = 0.95  # every interval's two-sided level (B1, B3)
 THIN_BELOW: Final = 30  # B2 flag "thin"
 DOMINATED_SHARE: Final = 0.8  # B2 flag "dominated"
 SCHEMA: Final = 3
+# The stored document's own shape (the TypedDicts below); a snapshot stored under another is not read.
+DOCUMENT_VERSION: Final = 1
 NO_EFFORT: Final = "(none)"
 PAIR_ARROW: Final = " → "
 DEFAULT_FAMILY_PATTERN: Final = (
@@ -182,6 +184,47 @@ class ProvisionalRow(TypedDict):
     raw: dict[str, float | None]
 
 
+# The published document (pool.json), typed once: the engine builds it, a snapshot stores it as JSON.
+AxisValues = dict[str, float | None]  # axis name -> value, null where the method says so
+
+
+class AdjustedOdds(TypedDict):
+    """B3's contributor-adjusted ship odds of one group (pairing views)."""
+
+    odds_ratio: float | None
+    ci: list[float | None]  # [lo, hi]
+    separable: bool | None
+
+
+class GroupRow(TypedDict):
+    """One ranked group of a view."""
+
+    id: str
+    label: str
+    hue: int
+    hjudged: int
+    hshipped: int
+    hshipJudged: int
+    raw: AxisValues
+    adj: AxisValues
+    ev: dict[str, int]
+    tiers: dict[str, float]
+    tiersAdj: dict[str, float]
+    imputed: list[str]
+    score: float
+    scoreAdj: float
+    ci: list[float] | None  # [lo, hi]; null for one contributor
+    rank: int
+    rank_worst: int
+    contributors: int
+    top_share: float
+    flags: list[Flag]
+    planner: NotRequired[str]  # pairing views
+    builder: NotRequired[str]
+    adjusted: NotRequired[AdjustedOdds]  # the views in PAIRING_EFFECT_VIEWS, once enriched
+    rank_range: NotRequired[list[int] | None]  # [best, worst] leaving one contributor out, once enriched
+
+
 class ViewMeta(TypedDict):
     judged: int
     shipped: int
@@ -194,6 +237,51 @@ class ViewMeta(TypedDict):
     minJudged: int
     evidenceK: int
     weights: str
+    # Set by enrichment: the first two on the views in PAIRING_EFFECT_VIEWS, the last on every view.
+    contributor_variance_share: NotRequired[float | None]
+    adjustment: NotRequired[str]  # "ok" or "adjustment unavailable: ..."
+    rank_stability: NotRequired[str]  # "ok" or "rank stability unavailable: ..."
+
+
+class View(TypedDict):
+    groups: list[GroupRow]  # by scoreAdj, best first
+    pool: AxisValues
+    span: int
+    provisional: list[ProvisionalRow]
+    meta: ViewMeta
+
+
+class DocumentMeta(TypedDict):
+    generated: str
+    start: str | None
+    end: str | None
+    judged: int
+    shipped: int
+    shipJudged: int
+    pending: int
+    impossible: int  # the published scorecard's name for unshippable; both are kept
+    unshippable: int
+    contributors: int
+    schema: int
+    document_version: int
+    minJudged: int
+    evidenceK: int
+    weights: str
+    resamples: int
+    seed: int
+    since: str | None
+    until: str | None
+    # Set by the recompute and the day windows: the harnesses a lens may choose, and the lens (None: every harness).
+    harnesses: NotRequired[list[str]]
+    harness: NotRequired[str | None]
+    # Where a snapshot is read: its id, and whether it is demo data.
+    snapshot: NotRequired[str]
+    demo: NotRequired[bool]
+
+
+class PoolDocument(TypedDict):
+    meta: DocumentMeta
+    views: dict[str, View]  # every name in VIEWS
 
 
 def number(value: object) -> float | None:

@@ -3,6 +3,7 @@ import re
 from typing import Any
 
 from pages import charts, presenters
+from tests.pages.shapes import group_row, view_of
 
 HOSTILE = '<script>alert("x")</script> & co'
 
@@ -53,12 +54,12 @@ def test_it_gives_each_family_its_own_okabe_ito_colour_in_name_order() -> None:
 
 def test_it_colours_pairings_by_the_builders_family_and_names_the_rest_in_the_legend() -> None:
     groups = [
-        {"label": "gpt-6 → grok-4.6"},
-        {"label": "grok-4.6 → gpt-6"},
-        {"label": "claude-opus-4.8 → gpt-6"},
-        *({"label": f"a → model-{i}"} for i in range(8)),
+        group_row("gpt-6 → grok-4.6"),
+        group_row("grok-4.6 → gpt-6"),
+        group_row("claude-opus-4.8 → gpt-6"),
+        *(group_row(f"a → model-{i}") for i in range(8)),
     ]
-    colours, legend = presenters.view_colours({"groups": groups}, "modelCombo", r"^(claude-opus|gpt|grok)")
+    colours, legend = presenters.view_colours(view_of(groups), "modelCombo", r"^(claude-opus|gpt|grok)")
     assert colours["grok-4.6 → gpt-6"] == colours["claude-opus-4.8 → gpt-6"]  # same builder family
     assert colours["gpt-6 → grok-4.6"] != colours["grok-4.6 → gpt-6"]
     assert [name for name, _ in legend][:2] == ["gpt", "grok"]

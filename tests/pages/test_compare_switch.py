@@ -5,7 +5,6 @@ import html as html_module
 import math
 import re
 from itertools import combinations
-from typing import Any
 
 import pytest
 from django.test import Client
@@ -17,6 +16,8 @@ from rankings.models import Snapshot
 from rankings.selectors import AXIS_SAMPLES_KEY, cycles_frame, scoring_config
 from scoring import Comparison, compare_groups
 from scoring.compare_axes import AxisDifference, compare_axes_of_groups, switch_summary
+from scoring.shapes import GroupRow
+from tests.pages.shapes import group_row
 
 NAME = {axis.key: axis.name for axis in AXES}
 
@@ -41,11 +42,12 @@ def _axis_rows(page: str) -> dict[str, tuple[str, str]]:
     return rows
 
 
-def _pairs(snapshot: Snapshot, view: str) -> list[tuple[dict[str, Any], dict[str, Any]]]:
-    return list(combinations(snapshot.views[view]["groups"], 2))
+def _pairs(snapshot: Snapshot, view: str) -> list[tuple[GroupRow, GroupRow]]:
+    groups: list[GroupRow] = snapshot.views[view]["groups"]
+    return list(combinations(groups, 2))
 
 
-def _pair_with(snapshot: Snapshot, view: str, *, clear: bool) -> tuple[dict[str, Any], dict[str, Any]]:
+def _pair_with(snapshot: Snapshot, view: str, *, clear: bool) -> tuple[GroupRow, GroupRow]:
     for a, b in _pairs(snapshot, view):
         summary = switch_summary(compared(snapshot.id, view, a, b)[1])
         if bool(summary.clear) == clear and summary.with_interval:
@@ -53,7 +55,7 @@ def _pair_with(snapshot: Snapshot, view: str, *, clear: bool) -> tuple[dict[str,
     pytest.fail(f"the demo pool has no {view} pair {'with' if clear else 'without'} a clear axis")
 
 
-def _get(client: Client, view: str, a: dict[str, Any], b: dict[str, Any]) -> str:
+def _get(client: Client, view: str, a: GroupRow, b: GroupRow) -> str:
     response = client.get("/compare/", {"view": view, "a": a["label"], "b": b["label"]})
     assert response.status_code == 200
     return response.content.decode()
@@ -140,7 +142,7 @@ def test_an_older_snapshot_without_axis_samples_says_so_plainly(demo_snapshot: S
 def test_a_clear_difference_is_shaded_by_how_large_it_is(factor: float, band: str) -> None:
     log = math.log2(factor)
     difference = AxisDifference("shipr", log, ci=(log * 0.5, log * 1.5), resamples=200, contributors=5)
-    group = {"adj": {"shipr": 50.0}, "contributors": 5}
+    group = group_row("a", adj={"shipr": 50.0}, contributors=5)
     (row,) = [r for r in switching.axis_rows(group, group, (difference,)) if r.axis.key == "shipr"]
     assert row.clear and row.band == band and row.better == "A"
     sentence = switching.switch_sentence(None, (difference,), True)

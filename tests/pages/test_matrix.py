@@ -12,8 +12,9 @@ from django.utils import timezone
 from pages import matrix
 from rankings.models import Snapshot
 from rankings.windows import SCOPED_LOCK_KEY, scoped_document
-from scoring.shapes import PAIR_ARROW, PAIRING_VIEWS
+from scoring.shapes import PAIR_ARROW, PAIRING_VIEWS, View
 from tests.pages.conftest import page_text
+from tests.pages.shapes import group_row, provisional_row, view_of
 
 
 def read_matrix(page: str) -> tuple[list[str], dict[tuple[str, str], str]]:
@@ -43,7 +44,7 @@ def sides(label: str) -> tuple[str, str]:
     return planner, builder
 
 
-def assert_cells_show(view_doc: dict[str, Any], cells: dict[tuple[str, str], str], view: str) -> None:
+def assert_cells_show(view_doc: View, cells: dict[tuple[str, str], str], view: str) -> None:
     """Each ranked pairing in its cell with its score, interval, contributors and link; provisional ones marked."""
     groups, provisional = view_doc["groups"], view_doc.get("provisional", [])
     assert len(cells) == len({sides(g["label"]) for g in [*groups, *provisional]})
@@ -175,14 +176,14 @@ def test_it_marks_a_cell_by_where_its_interval_lies_against_the_pool() -> None:
 
 def test_it_refuses_a_view_without_planners_and_builders() -> None:
     with pytest.raises(matrix.NotAPairingView):
-        matrix.pairing_matrix({"groups": [{"label": "gpt-6"}]}, "model")
+        matrix.pairing_matrix(view_of([group_row("gpt-6")]), "model")
 
 
 def test_a_ranked_pairing_takes_its_cell_over_a_provisional_one() -> None:
-    document = {
-        "groups": [{"label": "a → b", "scoreAdj": 55.0, "ci": [51.0, 59.0], "contributors": 4, "hjudged": 40}],
-        "provisional": [{"label": "a → b", "hjudged": 3}, {"label": "b → a", "hjudged": 2}],
-    }
+    document = view_of(
+        [group_row("a → b", scoreAdj=55.0, ci=[51.0, 59.0], contributors=4, hjudged=40)],
+        [provisional_row("a → b", 3), provisional_row("b → a", 2)],
+    )
     grid = matrix.pairing_matrix(document, "modelCombo")
     assert grid.planners == ("a", "b") and grid.builders == ("a", "b")
     assert grid.cells[0][0] is None and grid.cells[1][1] is None
@@ -193,9 +194,9 @@ def test_a_ranked_pairing_takes_its_cell_over_a_provisional_one() -> None:
 
 
 def test_it_prints_an_effort_under_its_model_so_columns_stay_narrow() -> None:
-    document = {"groups": [], "provisional": [{"label": "gpt-6:high → claude-opus-4.8:max", "hjudged": 3}]}
+    document = view_of([], [provisional_row("gpt-6:high → claude-opus-4.8:max", 3)])
     grid = matrix.pairing_matrix(document, "modelEffortCombo")
     assert grid.builder_heads == [("claude-opus-4.8", "max")]
     assert [head for head, _ in grid.rows] == [("gpt-6", "high")]
-    plain = matrix.pairing_matrix({"groups": [], "provisional": [{"label": "a:b → c", "hjudged": 1}]}, "modelCombo")
+    plain = matrix.pairing_matrix(view_of([], [provisional_row("a:b → c", 1)]), "modelCombo")
     assert plain.builder_heads == [("c", "")] and plain.rows[0][0] == ("a:b", "")

@@ -1,32 +1,32 @@
 """The verdict above the table, from known intervals: it claims a leader only where the intervals separate it."""
 
-from typing import Any
-
 import numpy as np
 
 from pages.presenters import leaderboard_rows, rank_text
 from pages.verdict import verdict
 from scoring.caveats import interval_ranks, interval_worst_ranks
+from scoring.shapes import View
+from tests.pages.shapes import group_row, view_of
 
 
-def view_doc(groups: list[tuple[str, float, tuple[float, float] | None, int]]) -> dict[str, Any]:
+def view_doc(groups: list[tuple[str, float, tuple[float, float] | None, int]]) -> View:
     """A view of ranked groups (label, scoreAdj, interval or None, contributors), ranked as the engine ranks them."""
     lo = np.array([np.nan if ci is None else ci[0] for _, _, ci, _ in groups])
     hi = np.array([np.nan if ci is None else ci[1] for _, _, ci, _ in groups])
     best, worst = interval_ranks(lo, hi), interval_worst_ranks(lo, hi)
-    return {
-        "groups": [
-            {
-                "label": label,
-                "scoreAdj": score,
-                "ci": None if ci is None else list(ci),
-                "contributors": contributors,
-                "rank": int(best[i]),
-                "rank_worst": int(worst[i]),
-            }
+    return view_of(
+        [
+            group_row(
+                label,
+                scoreAdj=score,
+                ci=None if ci is None else list(ci),
+                contributors=contributors,
+                rank=int(best[i]),
+                rank_worst=int(worst[i]),
+            )
             for i, (label, score, ci, contributors) in enumerate(groups)
         ]
-    }
+    )
 
 
 def test_it_names_no_leader_when_the_intervals_overlap_and_names_the_best_supported() -> None:

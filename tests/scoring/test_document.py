@@ -17,7 +17,7 @@ from scoring import (
     compare_groups,
     score_pool,
 )
-from scoring.shapes import AXIS_NAMES, TIER_NAMES, VIEWS
+from scoring.shapes import AXIS_NAMES, TIER_NAMES, VIEWS, PoolDocument
 from tests.cycles.frames import cycle_frame, synthetic_cycles
 
 FAST = ScoringConfig(resamples=40)
@@ -52,7 +52,7 @@ def cycles() -> pd.DataFrame:
 
 
 @pytest.fixture(scope="module")
-def document(cycles: pd.DataFrame) -> dict[str, Any]:
+def document(cycles: pd.DataFrame) -> PoolDocument:
     return score_pool(cycles, FAST, generated="2026-09-09T08:37:05Z").document
 
 
@@ -319,4 +319,5 @@ def test_it_takes_the_floor_and_the_evidence_weight_from_the_config() -> None:
     assert (document["meta"]["minJudged"], document["meta"]["evidenceK"]) == (4, 20)
     group = body["groups"][0]
     n, raw, pool = group["ev"]["shipr"], group["raw"]["shipr"], body["pool"]["shipr"]
+    assert raw is not None and pool is not None
     assert group["adj"]["shipr"] == pytest.approx((n * raw + 20 * pool) / (n + 20))

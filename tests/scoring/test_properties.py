@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring import ScoringConfig, score_pool
-from scoring.shapes import AXES
+from scoring.shapes import AXES, PoolDocument
 from tests.cycles.frames import cycle_frame
 
 POINT = ScoringConfig(resamples=0)
@@ -50,7 +50,7 @@ def cycles(draw: st.DrawFn) -> dict[str, Any]:
 pools = st.lists(cycles(), min_size=0, max_size=90).map(cycle_frame)
 
 
-def _ranked(document: dict[str, Any]) -> dict[str, Any]:
+def _ranked(document: PoolDocument) -> dict[str, Any]:
     """Each view's ranked groups and pool: what a provisional group must never move."""
     return {view: (body["groups"], body["pool"]) for view, body in document["views"].items()}
 
@@ -77,6 +77,7 @@ def test_it_shrinks_every_axis_toward_the_pool(frame: pd.DataFrame) -> None:
                 if raw is None or center is None:
                     assert adj is None
                     continue
+                assert adj is not None
                 assert min(raw, center) - EPSILON <= adj <= max(raw, center) + EPSILON
                 assert abs(adj - center) <= abs(raw - center) + EPSILON
 

@@ -67,6 +67,13 @@ def run_owed(*, owe: bool = False) -> Ran:
     return Ran(published=published, check_again_in=coord.claim_follow_up() if coord.is_pending() else None)
 
 
+def newest_is_unreadable() -> bool:
+    """Whether the newest snapshot was stored under another document version, so it is not served
+    (selectors.read_document): a release that moves the version leaves it so until a recompute publishes."""
+    newest = Snapshot.objects.order_by("-id").only("id", "document").first()
+    return newest is not None and read_document(newest.document) is None
+
+
 def _run_while_owed(coord: Coordinator) -> Snapshot | None:
     published = None
     while coord.is_pending() and coord.cooldown_left() <= 0:

@@ -53,7 +53,14 @@ def export_cycles(snapshot_id: int) -> None:
     cycles_file.write_cycles_export(snapshot_id=snapshot_id)
 
 
+@shared_task(name="leaderboard.tasks.recompute_on_start", ignore_result=True)
+def recompute_on_start() -> None:
+    """A starting worker's check: what a crash left owed, and a snapshot a new release cannot serve."""
+    _check_again_in(recompute.run_owed(owe=recompute.newest_is_unreadable()).check_again_in)
+
+
 @worker_ready.connect
 def _check_owed_on_start(**_: Any) -> None:
-    # A worker starting after a crash picks up the recompute the crash left owed.
-    recompute_if_owed.delay()
+    # A worker starting after a crash picks up the recompute the crash left owed; one starting after a release
+    # that moved the document version republishes at once, so the pages are not left without a ranking.
+    recompute_on_start.delay()

@@ -11,6 +11,7 @@ from rankings import recompute
 from rankings.coordination import coordinator
 from rankings.models import GroupScore, Snapshot
 from rankings.selectors import cycles_frame, newest_snapshot, score_history
+from rankings.tasks import recompute_on_start
 from scoring import CYCLE_COLUMNS
 from tests.cycles.stored import make_contributor, make_cycles
 
@@ -153,3 +154,19 @@ def test_it_leaves_the_work_to_the_lock_holder(pooled_cycles: list[Cycle]) -> No
     finally:
         holder.unlock()
     assert recompute.run_owed().published is not None
+
+
+def test_a_starting_worker_republishes_a_snapshot_stored_under_another_document_version(
+    pooled_cycles: list[Cycle],
+) -> None:
+    first = recompute.publish()
+    assert first is not None and not recompute.newest_is_unreadable()
+    recompute_on_start()  # nothing owed, nothing unreadable: nothing new
+    assert Snapshot.objects.count() == 1
+    older = first.document
+    older["meta"]["document_version"] = 0  # as a release that moved the version finds it
+    Snapshot.objects.filter(id=first.id).update(document=older)
+    assert recompute.newest_is_unreadable()
+    recompute_on_start()
+    assert Snapshot.objects.count() == 2
+    assert not recompute.newest_is_unreadable()

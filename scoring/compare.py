@@ -18,7 +18,7 @@ import pandas as pd
 
 from scoring.bootstrap import SCORE_RANGE, cluster_t_interval
 from scoring.caveats import contributorship
-from scoring.document import ScoringConfig, prepare, score_view
+from scoring.document import ScoringConfig, ViewResult, prepare, score_view
 from scoring.shapes import VIEWS, ViewName
 
 DEFAULT_CONFIG = ScoringConfig()  # frozen, so one shared default is safe
@@ -98,6 +98,58 @@ def compare_from_samples(
     )
 
 
+@dataclass(frozen=True)
+class RankedPair:
+    """Two ranked groups of a view scored afresh from the cycles: the view's result, each group's place among
+    its columns, and each one's contributors (the K of spec B1)."""
+
+    result: ViewResult
+    a: int
+    b: int
+    contributors_a: int
+    contributors_b: int
+
+
+def ranked_pair(
+    cycles: pd.DataFrame,
+    config: ScoringConfig,
+    *,
+    view: ViewName,
+    label_a: str,
+    label_b: str,
+    since: date | None = None,
+    until: date | None = None,
+    keep_axes: bool = False,
+) -> RankedPair:
+    """Score the view on the cycles (its own bootstrap included) and find the two groups among the ranked ones;
+    GroupNotRanked when either is not ranked in this scope."""
+    if view not in VIEWS:
+        raise ValueError(f"unknown view {view!r}")
+    prepared = prepare(cycles, config, since, until)
+    result = score_view(prepared, view, config, keep_axes=keep_axes)
+    card = result.scorecard
+    ranked_ids = np.flatnonzero(card.ranked)
+    ranked_labels = [card.grouping.labels[g] for g in ranked_ids]
+    for label in (label_a, label_b):
+        if label not in ranked_labels:
+            raise GroupNotRanked(f"{label!r} is not a ranked group of the {view} view in this scope")
+    a, b = ranked_labels.index(label_a), ranked_labels.index(label_b)
+    who = contributorship(
+        card.grouping.codes,
+        prepared.judged.contributor_code,
+        len(card.grouping.labels),
+        prepared.judged.contributors,
+        prepared.judged.tallies.cycles,
+    )
+    return RankedPair(
+        result=result,
+        a=a,
+        b=b,
+        contributors_a=int(who.contributors[ranked_ids[a]]),
+        contributors_b=int(who.contributors[ranked_ids[b]]),
+    )
+
+
 def compare_groups(
     cycles: pd.DataFrame,
     config: ScoringConfig = DEFAULT_CONFIG,
@@ -113,30 +165,14 @@ def compare_groups(
     Uses the draws of the view's own bootstrap (the pool recomputed per resample), so the comparison agrees with
     the intervals on the ranking page and with compare_from_samples over the samples score_pool keeps.
     """
-    if view not in VIEWS:
-        raise ValueError(f"unknown view {view!r}")
-    prepared = prepare(cycles, config, since, until)
-    result = score_view(prepared, view, config)
-    card = result.scorecard
-    ranked_ids = np.flatnonzero(card.ranked)
-    ranked_labels = [card.grouping.labels[g] for g in ranked_ids]
-    for label in (label_a, label_b):
-        if label not in ranked_labels:
-            raise GroupNotRanked(f"{label!r} is not a ranked group of the {view} view in this scope")
-    a, b = ranked_labels.index(label_a), ranked_labels.index(label_b)
-    who = contributorship(
-        card.grouping.codes,
-        prepared.judged.contributor_code,
-        len(card.grouping.labels),
-        prepared.judged.contributors,
-        prepared.judged.tallies.cycles,
-    )
+    pair = ranked_pair(cycles, config, view=view, label_a=label_a, label_b=label_b, since=since, until=until)
+    finished, samples = pair.result.scorecard.finished, pair.result.samples
     no_samples = np.array([], dtype=np.float64)
     return compare_from_samples(
-        score_a=float(card.finished.score_adj[a]),
-        score_b=float(card.finished.score_adj[b]),
-        samples_a=no_samples if result.samples is None else result.samples[:, a],
-        samples_b=no_samples if result.samples is None else result.samples[:, b],
-        contributors_a=int(who.contributors[ranked_ids[a]]),
-        contributors_b=int(who.contributors[ranked_ids[b]]),
+        score_a=float(finished.score_adj[pair.a]),
+        score_b=float(finished.score_adj[pair.b]),
+        samples_a=no_samples if samples is None else samples[:, pair.a],
+        samples_b=no_samples if samples is None else samples[:, pair.b],
+        contributors_a=pair.contributors_a,
+        contributors_b=pair.contributors_b,
     )

@@ -22,9 +22,8 @@ import pandas as pd
 
 from scoring.axis_samples import DIRECTION, decode, encode
 from scoring.bootstrap import cluster_t_interval
-from scoring.caveats import contributorship
-from scoring.compare import GroupNotRanked
-from scoring.document import ScoringConfig, prepare, score_view
+from scoring.compare import ranked_pair
+from scoring.document import ScoringConfig
 from scoring.finishing import log_distance
 from scoring.shapes import AXES, AXIS_TIER, TIER_NAMES, ViewName
 
@@ -144,24 +143,13 @@ def compare_axes_of_groups(
     cycles: pd.DataFrame, config: ScoringConfig, *, view: ViewName, label_a: str, label_b: str
 ) -> tuple[AxisDifference, ...]:
     """The same comparison bootstrapping the cycles afresh (all time): what the stored samples must reproduce."""
-    prepared = prepare(cycles, config, None, None)
-    result = score_view(prepared, view, config, keep_axes=True)
-    card = result.scorecard
-    ranked_ids = np.flatnonzero(card.ranked)
-    labels = [card.grouping.labels[g] for g in ranked_ids]
-    for label in (label_a, label_b):
-        if label not in labels:
-            raise GroupNotRanked(f"{label!r} is not a ranked group of the {view} view")
-    a, b = labels.index(label_a), labels.index(label_b)
-    who = contributorship(
-        card.grouping.codes, prepared.judged.contributor_code, len(card.grouping.labels), prepared.judged.contributors
-    )
-    codes = result.axis_codes
+    pair = ranked_pair(cycles, config, view=view, label_a=label_a, label_b=label_b, keep_axes=True)
+    adj, codes = pair.result.scorecard.finished.adj, pair.result.axis_codes
     return compare_axes_from_samples(
-        adj_a=[float(v) for v in card.finished.adj[a]],
-        adj_b=[float(v) for v in card.finished.adj[b]],
-        logs_a=None if codes is None else decode(encode(codes[:, a, :])),
-        logs_b=None if codes is None else decode(encode(codes[:, b, :])),
-        contributors_a=int(who.contributors[ranked_ids[a]]),
-        contributors_b=int(who.contributors[ranked_ids[b]]),
+        adj_a=[float(v) for v in adj[pair.a]],
+        adj_b=[float(v) for v in adj[pair.b]],
+        logs_a=None if codes is None else decode(encode(codes[:, pair.a, :])),
+        logs_b=None if codes is None else decode(encode(codes[:, pair.b, :])),
+        contributors_a=pair.contributors_a,
+        contributors_b=pair.contributors_b,
     )

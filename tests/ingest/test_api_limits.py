@@ -16,6 +16,8 @@ from ingest.models import Receipt
 from tests.cycles.wire import envelope
 from tests.ingest.conftest import CONTRIBUTE, PREVIEW, RETRACT, STATS, Api, stored_counts
 
+pytestmark = pytest.mark.django_db
+
 
 @override_settings(INGEST_RATE_PER_INSTALL="2/minute", INGEST_RATE_PER_ADDRESS="1000/minute")
 def test_it_throttles_an_install_with_429_and_retry_after(api: Api) -> None:

@@ -5,10 +5,9 @@ from one contributor. A resample draws, inside every ranked group, as many of it
 replacement; each drawn cell brings all of its cycles, and the pool is recomputed from the resampled groups.
 
 A resample is kept as how often each cell was drawn. Group sums are those counts times the cells' sums; the latency
-medians need per-pair weights, which are the cell counts broadcast to the cell's latency pairs times the pairs'
-steps, so the bag machinery (running weights, bisection over latencies) is the point estimate's rule unchanged.
-Resamples run in chunks, draws included, so memory stays flat at a million cycles; where cells are few (most
-views) drawing and summing cost next to nothing, and only the latency bags still read every cycle.
+medians weigh each pair by its steps times its cell's count, A3's rule unchanged (scoring.cell_medians finds them
+without reading every pair for every resample). Resamples run in chunks, draws included, so memory stays flat
+however large the pool.
 
 The interval is a bootstrap-t on clusters: scoreAdj +- t(0.975, K - 1) * s * sqrt(K / (K - 1)), K the group's
 contributors and s the sd of its resampled scoreAdj, clipped to 0..100. The t quantile and the K / (K - 1) factor
@@ -22,18 +21,18 @@ import numpy.typing as npt
 from scipy import stats
 
 from scoring.axis_samples import log_values, quantise
-from scoring.cell_medians import CellBags, resampled_medians, resampled_pool_median
+from scoring.cell_medians import BinnedBag, group_bags, pool_bag
 from scoring.finishing import adjusted, score_of_adjusted
 from scoring.judged import Contributions
 from scoring.scorecard import bounds_of, members, pool_bag_rows, stable_order_by
 from scoring.shapes import AXES, EVIDENCE_K, INTERVAL_LEVEL
-from scoring.sums import evidence, group_sums, pool_axes, raw_axes, running_weights, segment_medians
+from scoring.sums import evidence, group_sums, pool_axes, raw_axes
 
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
 
-# Latency pairs per chunk (resamples x pairs with a latency); a few arrays of this size are alive at once.
+# Draw counts per chunk (resamples x cells); a few arrays of this size are alive at once.
 CHUNK_CELLS = 4_000_000
 SCORE_RANGE = (0.0, 100.0)
 
@@ -44,7 +43,7 @@ class ResampleLayout:
 
     Layout group j is ranked group j (group order) and spans rows bounds[j]:bounds[j+1]. Inside a group the
     cycles without a latency come first, then the rest by latency (ties in canonical order). The latency bags
-    are the rows with a latency: bag j spans bag rows bag_bounds[j]:bag_bounds[j+1], already sorted. Cells
+    are the rows with a latency, each group's in its own BinnedBag. Cells
     (group x contributor) are numbered group by group, contributors ascending: group j's cells are
     cell_bounds[j]:cell_bounds[j+1].
     """
@@ -55,13 +54,8 @@ class ResampleLayout:
     cell_of_row: IntArray  # (n,) the cell of each laid-out cycle
     cell_values: FloatArray  # (cells, S) each cell's sums
     cell_columns: FloatArray  # (S, cells) the same laid out by sum, for segmented sums
-    bag_bounds: IntArray  # (G + 1,) the bags, over the m laid-out cycles that have a latency
-    bag_cell: IntArray  # (m,) the cell of each bag pair
-    latency: FloatArray  # (m,) latmed of each bag pair
-    bag_weights: IntArray  # (m,) a: the pair's weight
-    bag_keys: IntArray  # (m,) ascending: layout group x (levels + 1) + 1 + level of the latency
-    levels: FloatArray  # the distinct latencies of all bags, ascending
-    cell_bags: CellBags  # the same pairs by cell, for medians by cell where cells hold many pairs each
+    bags: tuple[BinnedBag, ...]  # (G,) each ranked group's latency bag, for its resampled medians
+    pool_bag: BinnedBag  # all the groups' bags together: the pool's median
 
     @property
     def contributors(self) -> IntArray:
@@ -95,27 +89,20 @@ def resample_layout(
     bag = np.flatnonzero(contributions.latency[rows] >= 0)
     bag_rows = rows[bag]
     latency = contributions.latency[bag_rows]
-    levels = np.unique(latency)
+    bag_cell = cell_of_row[bag]
+    weight = contributions.steps[bag_rows].astype(np.int64)
+    cell_bounds = bounds_of(cells_per_group)
     return ResampleLayout(
         rows=rows,
         bounds=bounds_of(sizes),
-        cell_bounds=bounds_of(cells_per_group),
+        cell_bounds=cell_bounds,
         cell_of_row=cell_of_row,
         cell_values=np.ascontiguousarray(cell_columns.T),
         cell_columns=cell_columns,
-        bag_bounds=bounds_of(np.bincount(row_group[bag], minlength=groups)),
-        bag_cell=cell_of_row[bag],
-        latency=latency,
-        bag_weights=contributions.steps[bag_rows].astype(np.int64),
-        bag_keys=row_group[bag] * (len(levels) + 1) + 1 + np.searchsorted(levels, latency),
-        levels=levels.astype(np.float64),
-        cell_bags=CellBags.of(
-            cell_of_row[bag],
-            latency,
-            contributions.steps[bag_rows].astype(np.int64),
-            bounds_of(cells_per_group),
-            levels.astype(np.float64),
+        bags=group_bags(
+            latency, bag_cell, weight, bounds_of(np.bincount(row_group[bag], minlength=groups)), cell_bounds
         ),
+        pool_bag=pool_bag(latency, bag_cell, weight, len(cell_keys)),
     )
 
 
@@ -155,38 +142,6 @@ def resample_cell_counts(rng: np.random.Generator, cell_bounds: IntArray, resamp
     return np.bincount(drawn.ravel(), minlength=resamples * cells).reshape(resamples, cells)
 
 
-def pooled_median(layout: ResampleLayout, running: IntArray) -> FloatArray:
-    """(B,) weighted median of all bags together, from the running weights of the layout.
-
-    Bisection over the distinct latencies: the median is the smallest level whose weight
-    at or below it reaches half the total, which is A3's rule on the pooled pairs. Each
-    step reads, per group, the running weight where the group's bag passes the level.
-    """
-    groups = len(layout.bag_bounds) - 1
-    resamples = running.shape[0]
-    out = np.full(resamples, np.nan)
-    if len(layout.levels) == 0:
-        return out
-    width = len(layout.levels) + 1
-    base = running[:, layout.bag_bounds[:-1]].sum(axis=1)
-    total = running[:, -1] - running[:, 0]
-    target = (total + 1) // 2
-    lo = np.zeros(resamples, dtype=np.int64)
-    hi = np.full(resamples, len(layout.levels) - 1, dtype=np.int64)
-    group_key = np.arange(groups, dtype=np.int64) * width
-    while np.any(lo < hi):
-        mid = (lo + hi) // 2
-        query = group_key[None, :] + mid[:, None] + 1
-        position = np.searchsorted(layout.bag_keys, query.ravel(), side="right").reshape(resamples, groups)
-        below = np.take_along_axis(running, position, axis=1).sum(axis=1) - base
-        reached = below >= target
-        hi = np.where(reached, mid, hi)
-        lo = np.where(reached, lo, mid + 1)
-    out = layout.levels[lo]
-    out[total == 0] = np.nan
-    return out
-
-
 def cell_group_sums(
     cell_values: FloatArray, cell_columns: FloatArray, cell_bounds: IntArray, cell_counts: IntArray
 ) -> FloatArray:
@@ -208,49 +163,19 @@ def cell_group_sums(
     return out
 
 
-# A median by cell costs about this many pair reads per cell and bisection step: measured about 90 ns per random
-# look-up against 7 ns per pair of a sequential pass (200,000 cycles, B = 200, a 2-core machine).
-_LOOKUP_COST = 16
-
-
-def by_cell(layout: ResampleLayout) -> bool:
-    """Whether the medians by cell (scoring.cell_medians) read less than a pass over every pair: where cells hold
-    many pairs each (a large pool from few contributors per group). Both give the same medians."""
-    cells = int(layout.cell_bounds[-1])
-    steps = max(1, int(np.ceil(np.log2(max(len(layout.levels), 2)))))
-    return cells * steps * _LOOKUP_COST < len(layout.latency)
-
-
-def resampled_scores(
-    layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K, *, medians_by_cell: bool | None = None
-) -> FloatArray:
+def resampled_scores(layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K) -> FloatArray:
     """(B, G) scoreAdj of the ranked groups under each row of cell counts."""
-    return resampled_scores_and_axes(layout, cell_counts, evidence_k, medians_by_cell=medians_by_cell)[0]
+    return resampled_scores_and_axes(layout, cell_counts, evidence_k)[0]
 
 
 def resampled_scores_and_axes(
-    layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K, *, medians_by_cell: bool | None = None
+    layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K
 ) -> tuple[FloatArray, FloatArray]:
-    """(B, G) scoreAdj and (B, G, A) adjusted axis values of the ranked groups under each row of cell counts;
-    medians by cell or by pair as by_cell(layout) says, unless `medians_by_cell` is given (both give the same)."""
+    """(B, G) scoreAdj and (B, G, A) adjusted axis values of the ranked groups under each row of cell counts."""
     sums = cell_group_sums(layout.cell_values, layout.cell_columns, layout.cell_bounds, cell_counts)
-    if by_cell(layout) if medians_by_cell is None else medians_by_cell:
-        latency = resampled_medians(layout.cell_bags, cell_counts)
-        raw = raw_axes(sums, latency)
-        pool = pool_axes(sums, resampled_pool_median(layout.cell_bags, cell_counts))[:, None, :]
-        adj = adjusted(raw, evidence(sums), pool, evidence_k)
-        return score_of_adjusted(adj, pool), adj
-    # Each pair's weight: its steps times how often its cell was drawn. In 32 bits where the product fits
-    # (half the memory traffic of the step that dominates); the running sums are 64-bit either way.
-    narrow = len(layout.bag_weights) == 0 or int(layout.bag_weights.max()) * int(cell_counts.max()) < 2**31
-    dtype = np.int32 if narrow else np.int64
-    weights = np.take(cell_counts.astype(dtype), layout.bag_cell, axis=1)
-    np.multiply(weights, layout.bag_weights.astype(dtype), out=weights)
-    running = running_weights(weights)
-    del weights
-    latency = segment_medians(layout.latency, running, layout.bag_bounds)
+    latency = np.stack([bag.medians(cell_counts) for bag in layout.bags], axis=1)
     raw = raw_axes(sums, latency)
-    pool = pool_axes(sums, pooled_median(layout, running))[:, None, :]
+    pool = pool_axes(sums, layout.pool_bag.medians(cell_counts))[:, None, :]
     adj = adjusted(raw, evidence(sums), pool, evidence_k)
     return score_of_adjusted(adj, pool), adj
 
@@ -283,9 +208,9 @@ def bootstrap_scores(
     layout = resample_layout(codes, ranked, contributions, contributor)
     if resamples == 0:
         return ClusterBootstrap(out, layout.contributors, axis_codes)
-    # Chunks bound both the latency pairs and the cells held per resample. The generator fills its draws in
-    # order, so the same seed gives the same resamples whatever the chunk size.
-    largest = max(len(layout.bag_cell), int(layout.cell_bounds[-1]), 1)
+    # Chunks bound the cells held per resample (the medians read each bag's pairs a run at a time). The
+    # generator fills its draws in order, so the same seed gives the same resamples whatever the chunk size.
+    largest = max(int(layout.cell_bounds[-1]), 1)
     chunk = max(1, min(resamples, CHUNK_CELLS // largest))
     for start in range(0, resamples, chunk):
         end = min(resamples, start + chunk)

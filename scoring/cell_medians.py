@@ -1,12 +1,15 @@
-"""Weighted medians of resampled latency bags, by bisection over the levels of each cell's weights (spec A3, B1).
+"""Weighted medians of resampled latency bags in two stages: which run of latencies, then where in it (spec A3, B1).
 
 A resample draws whole cells: every latency pair of a cell gets the cell's draw count as a factor on its weight.
-So the weight at or below a level in a group's bag is, per resample, the sum over the group's cells of the cell's
-count times the cell's own weight at or below that level, which is fixed: kept once as each cell's running weight
-over its pairs sorted by level. A3's median (the first value at which the running weight reaches half the total)
-is the smallest level whose weight at or below reaches ceil(total / 2), found by bisection over the distinct
-levels for every resample and group at once. Each step costs resamples x cells look-ups, never resamples x pairs:
-the bags are read once, not once per resample.
+A3's median of a bag is the first value, in latency order, at which the running weight reaches half the total.
+Reading every pair for every resample costs resamples x pairs, which grows with the pool. Instead a bag's pairs,
+in latency order, are cut once into at most BINS runs (never between equal latencies), and each cell's weight
+through the end of every run is kept as a cells x runs matrix. A resample's weight through every run is then one
+matrix product of its draw counts with that matrix, which names the run holding the median; only that run's pairs
+are read, weighted by the resample's counts, to find the median inside it.
+
+Both stages sum whole numbers far below 2^53, so the float64 products are exact and the median is A3's to the
+last bit. The cost is about resamples x cells x runs multiply-adds and resamples x pairs / runs reads.
 
 Pure: numpy, no Django.
 """
@@ -19,82 +22,77 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 
+BINS = 256  # runs per bag at the most
+# A bag's cells x runs matrix holds at most this many entries (32 MB): a bag of many cells gets fewer runs.
+MATRIX_ENTRIES = 4_000_000
+
 
 @dataclass(frozen=True)
-class CellBags:
-    """The latency pairs of a layout's cells, sorted by (cell, level), with their running weight."""
+class BinnedBag:
+    """One bag's pairs in latency order, cut into runs. Its cells are first_cell : first_cell + cells of the
+    draw counts' columns; `pair_cell` numbers them from 0."""
 
-    levels: FloatArray  # the distinct latencies, ascending
-    keys: IntArray  # per pair, ascending: cell x (levels + 1) + level index
-    running: IntArray  # (pairs + 1,) running weight over the pairs in key order, from 0
-    first: IntArray  # (cells,) each cell's first position in keys
-    totals: IntArray  # (cells,) each cell's whole weight
-    cell_bounds: IntArray  # (G + 1,) group j's cells are cell_bounds[j]:cell_bounds[j+1]
+    first_cell: int
+    cells: int
+    latency: FloatArray  # (m,) ascending
+    pair_cell: IntArray  # (m,) the cell of each pair, from 0
+    weight: IntArray  # (m,) each pair's steps
+    run_bounds: IntArray  # (runs + 1,) run k is pairs run_bounds[k]:run_bounds[k + 1]
+    through: FloatArray  # (cells, runs) each cell's weight in runs 0..k
 
     @classmethod
-    def of(
-        cls, cell: IntArray, latency: FloatArray, weight: IntArray, cell_bounds: IntArray, levels: FloatArray
-    ) -> "CellBags":
-        """`cell`, `latency`, `weight`: one entry per pair, in any order; `levels` the distinct latencies."""
-        cells = int(cell_bounds[-1])
-        width = len(levels) + 1
-        keys = cell.astype(np.int64) * width + np.searchsorted(levels, latency).astype(np.int64)
-        order = np.argsort(keys, kind="stable")
-        keys = keys[order]
-        running = np.zeros(len(keys) + 1, dtype=np.int64)
-        np.cumsum(weight[order], out=running[1:])
-        base = np.arange(cells, dtype=np.int64) * width
-        first = np.searchsorted(keys, base, side="left").astype(np.int64)
-        after = np.searchsorted(keys, base + width, side="left").astype(np.int64)
-        return cls(levels, keys, running, first, running[after] - running[first], cell_bounds)
+    def of(cls, latency: FloatArray, pair_cell: IntArray, weight: IntArray, first_cell: int, cells: int) -> "BinnedBag":
+        """`latency` ascending; `pair_cell` from 0 to cells - 1."""
+        pairs = len(latency)
+        runs = max(1, min(BINS, MATRIX_ENTRIES // max(cells, 1)))
+        cuts = np.linspace(0, pairs, runs + 1).round().astype(np.int64)[1:-1]
+        cuts = cuts[cuts > 0]
+        # A cut moves past every pair equal to the one before it, so equal latencies share a run.
+        cuts = np.searchsorted(latency, latency[cuts - 1], side="right")
+        run_bounds = np.unique(np.concatenate(([0], cuts, [pairs]))).astype(np.int64)
+        if len(run_bounds) == 1:  # no pairs: one empty run
+            run_bounds = np.zeros(2, dtype=np.int64)
+        runs = len(run_bounds) - 1
+        run_of_pair = np.repeat(np.arange(runs, dtype=np.int64), np.diff(run_bounds))
+        per_run = np.bincount(pair_cell * runs + run_of_pair, weights=weight, minlength=cells * runs)
+        through: FloatArray = np.cumsum(per_run.reshape(cells, runs), axis=1, dtype=np.float64)
+        return cls(first_cell, cells, latency, pair_cell, weight.astype(np.int64), run_bounds, through)
 
-    @property
-    def width(self) -> int:
-        return len(self.levels) + 1
-
-    def weight_through(self, level: IntArray) -> IntArray:
-        """(B, cells) each cell's own weight at latency levels <= level[r, c]."""
-        cells = len(self.first)
-        query = np.arange(cells, dtype=np.int64) * self.width + level
-        position = np.searchsorted(self.keys, query.ravel(), side="right").reshape(query.shape)
-        return self.running[position] - self.running[self.first]
-
-
-def _bisect(bags: CellBags, counts: IntArray, cell_group: IntArray, starts: IntArray, groups: int) -> FloatArray:
-    """(B, groups) medians of the groups' bags (cells grouped by `cell_group`, in runs beginning at `starts`)."""
-    resamples = counts.shape[0]
-    out = np.full((resamples, groups), np.nan)
-    if len(bags.levels) == 0 or len(cell_group) == 0:
+    def medians(self, counts: IntArray) -> FloatArray:
+        """(B,) A3's median of the bag under each row of cell counts (B x all cells); NaN where no weight is drawn."""
+        resamples = counts.shape[0]
+        drawn = counts[:, self.first_cell : self.first_cell + self.cells]
+        through = drawn.astype(np.float64) @ self.through  # (B, runs), exact: whole numbers below 2^53
+        total = through[:, -1]
+        target = np.floor((total + 1) / 2)  # reaching half the total is reaching ceil(total / 2)
+        run = np.argmax(through >= target[:, None], axis=1)
+        below = np.where(run > 0, through[np.arange(resamples), np.maximum(run - 1, 0)], 0.0)
+        need = (target - below).astype(np.int64)
+        out = np.full(resamples, np.nan)
+        weighed = total > 0
+        for k in np.unique(run[weighed]):
+            rows = np.flatnonzero(weighed & (run == k))
+            span = slice(int(self.run_bounds[k]), int(self.run_bounds[k + 1]))
+            weights = drawn[rows][:, self.pair_cell[span]].astype(np.int64) * self.weight[span]
+            running = np.cumsum(weights, axis=1)
+            out[rows] = self.latency[span][np.argmax(running >= need[rows, None], axis=1)]
         return out
-    total = np.add.reduceat(counts * bags.totals, starts, axis=1)
-    target = (total + 1) // 2
-    lo = np.zeros((resamples, groups), dtype=np.int64)
-    hi = np.full((resamples, groups), len(bags.levels) - 1, dtype=np.int64)
-    while np.any(lo < hi):
-        mid = (lo + hi) // 2
-        below = np.add.reduceat(counts * bags.weight_through(mid[:, cell_group]), starts, axis=1)
-        reached = below >= target
-        hi = np.where(reached, mid, hi)
-        lo = np.where(reached, lo, mid + 1)
-    out = bags.levels[lo]
-    out[total == 0] = np.nan
-    return out
 
 
-def resampled_medians(bags: CellBags, counts: IntArray) -> FloatArray:
-    """(B, G) each group's weighted median latency under each row of cell counts; NaN where no weight is drawn."""
-    groups = len(bags.cell_bounds) - 1
-    sizes = np.diff(bags.cell_bounds)
-    cell_group = np.repeat(np.arange(groups, dtype=np.int64), sizes)
-    if groups == 0 or np.any(sizes == 0):  # reduceat needs every group to own a cell; a ranked group always does
-        raise ValueError("every group needs at least one cell")
-    return _bisect(bags, counts.astype(np.int64), cell_group, bags.cell_bounds[:-1], groups)
+def group_bags(
+    latency: FloatArray, bag_cell: IntArray, weight: IntArray, bag_bounds: IntArray, cell_bounds: IntArray
+) -> tuple[BinnedBag, ...]:
+    """Each group's bag: group j's pairs are bag_bounds[j]:bag_bounds[j+1], already in latency order, and its cells
+    cell_bounds[j]:cell_bounds[j+1]."""
+    bags = []
+    for j in range(len(cell_bounds) - 1):
+        span = slice(int(bag_bounds[j]), int(bag_bounds[j + 1]))
+        first, cells = int(cell_bounds[j]), int(cell_bounds[j + 1] - cell_bounds[j])
+        bags.append(BinnedBag.of(latency[span], bag_cell[span] - first, weight[span], first, cells))
+    return tuple(bags)
 
 
-def resampled_pool_median(bags: CellBags, counts: IntArray) -> FloatArray:
-    """(B,) the weighted median of all groups' bags together under each row of cell counts (A4's pool)."""
-    cells = len(bags.first)
-    if cells == 0:
-        return np.full(counts.shape[0], np.nan)
-    cell_group = np.zeros(cells, dtype=np.int64)
-    return _bisect(bags, counts.astype(np.int64), cell_group, np.zeros(1, dtype=np.int64), 1)[:, 0]
+def pool_bag(latency: FloatArray, bag_cell: IntArray, weight: IntArray, cells: int) -> BinnedBag:
+    """All groups' pairs together as one bag over every cell (A4's pool median)."""
+    order = np.argsort(latency, kind="stable")
+    return BinnedBag.of(latency[order], bag_cell[order], weight[order], 0, cells)

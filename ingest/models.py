@@ -185,3 +185,95 @@ class Receipt(models.Model):
 
     def __str__(self) -> str:
         return f"receipt {self.id}: {self.accepted} rows"
+
+
+class CellQuerySet(models.QuerySet["Cell"]):
+    def in_pool(self) -> "CellQuerySet":
+        """The cells that count, by Cycle.objects.in_pool()'s rule on their contributors."""
+        real = Cell.objects.filter(contributor__is_demo=False, contributor__retracted_at__isnull=True)
+        return self.filter(contributor__retracted_at__isnull=True).filter(Q(contributor__is_demo=False) | ~Exists(real))
+
+
+class Cell(models.Model):
+    """The stored cycles of one contributor that share a day, a harness, their names and whether they are judged
+    (scoring.shapes.CELL_KEY), summed: a recompute reads these instead of the cycles.
+
+    On PostgreSQL the database keeps this table and CellLatency equal to the cycles: triggers on ingest_cycle
+    (migration 0007) add every inserted, updated or deleted cycle's share in the same statement, and drop a cell
+    once no cycle is left in it. Django never writes either table (hence no constraint that a cascade would
+    act on). The embedded SQLite default sums cells from the cycles when it scores, and leaves both empty.
+    The sums are named as scoring.shapes.SUMS and CELL_TALLIES name them; the two sums of fractions are exact
+    decimals, so adding and taking away cycles never leaves a residue.
+    """
+
+    contributor = models.ForeignKey(Contributor, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    day = models.DateField()
+    harness = models.CharField(max_length=64)
+    model = models.CharField(max_length=64)
+    effort = models.CharField(max_length=32)
+    planner_model = models.CharField(max_length=64)
+    planner_effort = models.CharField(max_length=32)
+    builder_model = models.CharField(max_length=64)
+    builder_effort = models.CharField(max_length=32)
+    judged = models.BooleanField()
+    hjudged = models.BigIntegerField()  # the cell's cycles, judged or not
+    hshipJudged = models.BigIntegerField()
+    hshipped = models.BigIntegerField()
+    hshippedCosted = models.BigIntegerField()
+    huShip = models.BigIntegerField()
+    hhrsShip = models.DecimalField(max_digits=40, decimal_places=20)
+    hcostShip = models.DecimalField(max_digits=40, decimal_places=20)
+    hone = models.BigIntegerField()
+    hedits = models.BigIntegerField()
+    hteerr = models.BigIntegerField()
+    hver = models.BigIntegerField()
+    habort = models.BigIntegerField()
+    hu = models.BigIntegerField()
+    pending = models.BigIntegerField()
+    unshippable = models.BigIntegerField()
+    shipJudgedShipped = models.BigIntegerField()
+
+    objects = CellQuerySet.as_manager()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=[
+                    "contributor",
+                    "day",
+                    "harness",
+                    "model",
+                    "effort",
+                    "planner_model",
+                    "planner_effort",
+                    "builder_model",
+                    "builder_effort",
+                    "judged",
+                ],
+                name="cell_key",
+            ),
+        ]
+        indexes = [
+            models.Index(fields=["day"], name="cell_day"),
+            # The triggers drop emptied cells by these: never a scan of the table.
+            models.Index(fields=["id"], condition=Q(hjudged=0), name="cell_emptied"),
+        ]
+
+    def __str__(self) -> str:
+        return f"cell {self.id}: {self.hjudged} cycles"
+
+
+class CellLatency(models.Model):
+    """One entry of a judged cell's latency histogram: the steps (a) of its cycles at one latmed (A3's bag)."""
+
+    cell = models.ForeignKey(Cell, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    latency = models.FloatField()
+    weight = models.BigIntegerField()
+
+    class Meta:
+        db_table = "ingest_cell_latency"
+        constraints = [models.UniqueConstraint(fields=["cell", "latency"], name="cell_latency_key")]
+        indexes = [models.Index(fields=["id"], condition=Q(weight=0), name="cell_latency_emptied")]
+
+    def __str__(self) -> str:
+        return f"cell {self.cell_id}: weight {self.weight} at {self.latency} s"

@@ -1,10 +1,11 @@
-"""The scoring input as cells (scoring.cells), summed by PostgreSQL in one query.
+"""The scoring input as cells (scoring.cells), read from the cells PostgreSQL keeps as cycles arrive.
 
-The recompute and the day windows read cells instead of cycles: one GROUP BY over the pool gives each cell's sums
-(spec A2), its counts by ship state and its latency pairs (latmed and steps, merged here per distinct latmed into the
-cell's histogram), so what crosses into Python grows with cells and distinct latencies, not with cycles. The
-names no ranking may show are folded into "(other)" here, from the same (contributor, name) pairs the cycles
-would give: unjudged cycles form cells of their own for that, and for the count of cycles.
+The recompute and the day windows read cells instead of cycles: ingest.models.Cell holds each cell's sums (spec
+A2) and counts by ship state, CellLatency its latency histogram, both kept by the database in the statements
+that change cycles. So what a recompute reads grows with cells and distinct latencies, not with cycles, and
+involves no GROUP BY. The names no ranking may show are folded into "(other)" here, from the same (contributor,
+name) pairs the cycles would give: unjudged cycles form cells of their own for that, and for the count of
+cycles. The embedded SQLite default keeps no cells: there they are summed from the cycles.
 """
 
 import datetime as dt
@@ -15,9 +16,12 @@ from typing import Any, Final
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+from django.db.models import F, FloatField
+from django.db.models.expressions import RawSQL
+from django.db.models.functions import Cast
 
 from core.backend import bulk_statements, copy_out
-from ingest.selectors import pool_cycles
+from ingest.models import Cell, CellQuerySet
 from rankings.public_names import NameDecisions, counted_contributor, name_decisions, public_name_rule
 from rankings.selectors import cycles_frame
 from scoring import ScoringConfig
@@ -28,89 +32,36 @@ from scoring.shapes import CELL_KEY, CELL_TALLIES, SUMS
 IntArray = npt.NDArray[np.int64]
 FloatArray = npt.NDArray[np.float64]
 
-# The pool query's columns, in the order it selects them (x_counted: whether the contributor counts toward a name).
-_POOL_COLUMNS: Final = (
-    "contributor",
-    "day",
-    "harness",
-    "model",
-    "effort",
-    "planner_model",
-    "planner_effort",
-    "builder_model",
-    "builder_effort",
-    "human_turns",
-    "assistant_steps",
-    "edits",
-    "edit_paths",
-    "edit_errors",
-    "cost_usd",
-    "shipped",
-    "active_hours",
-    "verified",
-    "intervened",
-    "step_seconds_median",
-    "ship_status",
-    "x_counted",
-)
-_SHIPPED: Final = "shipped = 1"
-# Each sum of A2 and each tally over a cell's cycles.
-_PER_CYCLE: Final[dict[str, str]] = {
-    "hjudged": "count(*)",
-    "hshipJudged": "count(*) FILTER (WHERE ship_status = 0)",
-    "hshipped": f"count(*) FILTER (WHERE {_SHIPPED})",
-    "hshippedCosted": f"count(*) FILTER (WHERE {_SHIPPED} AND cost_usd > 0)",
-    "huShip": f"coalesce(sum(human_turns) FILTER (WHERE {_SHIPPED}), 0)",
-    "hhrsShip": f"coalesce(sum(active_hours) FILTER (WHERE {_SHIPPED}), 0)",
-    "hcostShip": f"coalesce(sum(cost_usd) FILTER (WHERE {_SHIPPED}), 0)",
-    "hone": f"count(*) FILTER (WHERE {_SHIPPED} AND (human_turns = 1 OR (planner_model <> '' AND human_turns <= 2)))",
-    "hedits": "sum(edits)",
-    "hteerr": "sum(edit_errors)",
-    "hver": "count(*) FILTER (WHERE verified = 1)",
-    "habort": "count(*) FILTER (WHERE intervened = 1)",
-    "hu": "sum(human_turns)",
-    "pending": "count(*) FILTER (WHERE ship_status = 1)",
-    "unshippable": "count(*) FILTER (WHERE ship_status = 2)",
-    "shipJudgedShipped": f"count(*) FILTER (WHERE ship_status = 0 AND {_SHIPPED})",
-}
-assert tuple(_PER_CYCLE) == (*SUMS, *CELL_TALLIES)
-_IN_BAG: Final = "judged AND step_seconds_median >= 0"
+_TALLIED: Final = (*SUMS, *CELL_TALLIES)
 _TEXT_COLUMNS: Final = frozenset(CELL_KEY) - {"contributor", "day", "judged"}
 _FLOAT_SUMS: Final = frozenset({"hhrsShip", "hcostShip"})
-# The columns the query returns, in order.
-_CELL_COLUMNS: Final = (*CELL_KEY, "x_counted", *_PER_CYCLE, "x_levels", "x_histogram")
+# The cells query's columns, in order (x_counted: whether the contributor counts toward a name).
+_CELL_COLUMNS: Final = (*CELL_KEY, "x_counted", *_TALLIED, "x_histogram")
 
 
-def _quoted(name: str) -> str:
-    return f'"{name}"'
+def _pool(since: dt.date | None, until: dt.date | None, harness: str | None) -> CellQuerySet:
+    cells = Cell.objects.in_pool()
+    if harness is not None:
+        cells = cells.filter(harness=harness)
+    if since is not None:
+        cells = cells.filter(day__gte=since)
+    if until is not None:
+        cells = cells.filter(day__lte=until)
+    return cells
 
 
-def _cells_sql(*, since: dt.date | None, until: dt.date | None) -> tuple[str, tuple[Any, ...]]:
-    pool, params = (
-        pool_cycles(since=since, until=until)
-        .annotate(x_counted=counted_contributor("contributor__"))
-        .values_list(*[name if name != "contributor" else "contributor_id" for name in _POOL_COLUMNS])
-        .query.sql_with_params()
-    )
-    key = ", ".join(_quoted(name) for name in CELL_KEY)
-    per_cell = ", ".join(f"{expression} AS {_quoted(name)}" for name, expression in _PER_CYCLE.items())
-    # The histogram as "latency steps" pairs in one text list: one aggregate, and no sort inside the cell.
-    # Every name in it is this module's own; the values are the pool query's parameters.
-    sql = f"""
-        WITH pool AS (
-            SELECT *, (assistant_steps > 0 AND edits > 0 AND edit_paths = 1) AS judged
-            FROM ({pool}) AS cycle ({", ".join(_POOL_COLUMNS)})
-        )
-        SELECT {key}, bool_or(x_counted), {per_cell},
-               count(*) FILTER (WHERE {_IN_BAG}),
-               string_agg(step_seconds_median::text || ' ' || assistant_steps::text, ' ') FILTER (WHERE {_IN_BAG})
-        FROM pool GROUP BY {key}
-    """  # noqa: S608
-    return sql, params
+# Each cell's latency histogram as "latency weight ..." in one text: one query reads cells and histograms
+# together (the index of CellLatency's key serves each cell's lookup), and float8's text is its exact shortest form.
+_HISTOGRAM: Final = RawSQL(
+    "(SELECT string_agg(latency::text || ' ' || weight::text, ' ') FROM ingest_cell_latency "
+    'WHERE cell_id = "ingest_cell"."id")',
+    (),
+)
 
 
-def _read(sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
-    """The query's rows as a frame of text columns, through COPY (CSV)."""
+def _read(queryset: Any) -> pd.DataFrame:
+    """The cells query's rows as a frame of text columns, through COPY (CSV)."""
+    sql, params = queryset.query.sql_with_params()
     buffer = io.BytesIO()
     for block in copy_out(sql, params, options="FORMAT csv"):
         buffer.write(block)
@@ -124,52 +75,61 @@ def _read(sql: str, params: tuple[Any, ...]) -> pd.DataFrame:
     )
 
 
-def _histograms(cell: IntArray, latency: FloatArray, weight: IntArray) -> tuple[IntArray, FloatArray, IntArray]:
-    """Each cell's (latency, steps) pairs merged per distinct latency: a weighted median reads only the running
-    weight at each distinct value, so the merge is exact, and it shrinks the bags where latencies repeat."""
-    order = np.lexsort((latency, cell))
-    cell, latency = cell[order], latency[order]
-    starts = np.flatnonzero(np.r_[True, (np.diff(cell) != 0) | (np.diff(latency) != 0)]) if len(cell) else order
-    return cell[starts], latency[starts], np.add.reduceat(weight[order], starts) if len(cell) else weight
-
-
-def _cells_of_rows(rows: pd.DataFrame) -> tuple[Cells, frozenset[int]]:
-    levels = rows["x_levels"].to_numpy(dtype=np.int64)
-    # Pairs "latency weight" in one list; weights are whole numbers far below 2^53, exact as floats.
-    pairs = np.array(" ".join(rows["x_histogram"].tolist()).split(), dtype=np.float64).reshape(-1, 2)
-    bag_cell, latency, weight = _histograms(
-        np.repeat(np.arange(len(rows), dtype=np.int64), levels), pairs[:, 0].copy(), pairs[:, 1].astype(np.int64)
+def _stored_cells(since: dt.date | None, until: dt.date | None, harness: str | None) -> tuple[Cells, frozenset[int]]:
+    # The exact decimal sums leave as floats: the engine sums in float64, as from the cycles.
+    floats = {f"x_{name}": Cast(F(name), FloatField()) for name in _FLOAT_SUMS}
+    rows = _read(
+        _pool(since, until, harness)
+        .annotate(x_counted=counted_contributor("contributor__"), x_histogram=_HISTOGRAM, **floats)
+        .values_list(
+            *[name if name != "contributor" else "contributor_id" for name in CELL_KEY],
+            "x_counted",
+            *[f"x_{name}" if name in _FLOAT_SUMS else name for name in _TALLIED],
+            "x_histogram",
+        )
     )
+    histograms = rows["x_histogram"]
+    # "l w l w": 2n - 1 spaces for n entries, none for an empty histogram.
+    entries = np.where(histograms.str.len().to_numpy() > 0, (histograms.str.count(" ").to_numpy() + 1) // 2, 0)
+    pairs = np.array(" ".join(histograms[entries > 0].tolist()).split(), dtype=np.float64).reshape(-1, 2)
     frame = pd.DataFrame(
         {
             "contributor": rows["contributor"].to_numpy(dtype=np.int64),
             "day": pd.to_datetime(rows["day"]).dt.date if len(rows) else pd.Series(dtype="object"),
             **{name: rows[name].astype(str) for name in CELL_KEY if name in _TEXT_COLUMNS},
             "judged": rows["judged"].to_numpy() == "t",
-            **{name: rows[name].astype(np.float64 if name in _FLOAT_SUMS else np.int64) for name in _PER_CYCLE},
+            **{name: rows[name].astype(np.float64 if name in _FLOAT_SUMS else np.int64) for name in _TALLIED},
         }
-    )[[*CELL_KEY, *_PER_CYCLE]]
+    )[[*CELL_KEY, *_TALLIED]]
     counted = frozenset(frame.loc[rows["x_counted"].to_numpy() == "t", "contributor"].unique().tolist())
+    bag_cell = np.repeat(np.arange(len(rows), dtype=np.int64), entries.astype(np.int64))
+    # Sorted by (cell, latency), as the engine's bags are read.
+    order = np.lexsort((pairs[:, 0], bag_cell))
     cells = Cells(
         frame=frame,
-        bag_cell=bag_cell,
-        bag_latency=latency,
-        bag_weight=weight,
+        bag_cell=bag_cell[order],
+        bag_latency=pairs[order, 0].copy(),
+        bag_weight=pairs[order, 1].astype(np.int64),
     )
     return cells, counted
 
 
 def pool_cells(
-    *, since: dt.date | None = None, until: dt.date | None = None, decisions: NameDecisions | None = None
+    *,
+    since: dt.date | None = None,
+    until: dt.date | None = None,
+    decisions: NameDecisions | None = None,
+    harness: str | None = None,
 ) -> Cells:
-    """The pool's cells in one query, with the names no ranking may show folded into "(other)".
+    """The pool's cells (of one harness when given), with the names no ranking may show folded into "(other)"
+    by the senders within them, as cycles_frame folds them.
 
     `decisions`: the operator's on names, as the snapshot a window belongs to was made with; read when None.
     Elsewhere than PostgreSQL (the embedded SQLite default) the cells are summed from the cycles in Python.
     """
     if not bulk_statements():
-        return cells_of_cycles(cycles_frame(since=since, until=until, decisions=decisions))
-    cells, counted = _cells_of_rows(_read(*_cells_sql(since=since, until=until)))
+        return cells_of_cycles(cycles_frame(since=since, until=until, decisions=decisions, harness=harness))
+    cells, counted = _stored_cells(since, until, harness)
     rule = public_name_rule(counted=counted, decisions=name_decisions() if decisions is None else decisions)
     return Cells(
         frame=fold_unshown_names(cells.frame, rule),

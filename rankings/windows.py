@@ -28,13 +28,11 @@ from rankings.lenses import HARNESSES_KEY, published_harnesses
 from rankings.models import Snapshot
 from rankings.selectors import (
     AXIS_SAMPLES_KEY,
-    cycles_frame,
     newest_snapshot,
     read_document,
     scoring_config,
     snapshot_document,
 )
-from scoring import enrich_document, score_pool
 from scoring.cells import score_cells
 from scoring.shapes import PoolDocument
 
@@ -293,15 +291,11 @@ def scoped_document(
     try:
         config = scoring_config()
         generated = iso_z(snapshot.created_at)
-        if harness is None:
-            cells = pool_cells(since=since, until=until, decisions=snapshot.name_decisions)
-            scored, _ = score_cells(cells, config, since=since, until=until, generated=generated)
-        else:
-            # A lens folds names by the senders within it, which the pool's cells do not keep apart: it reads its
-            # own cycles. It is compared on its own resamples (compare takes ?harness=), with every axis's too.
-            frame = cycles_frame(since=since, until=until, decisions=snapshot.name_decisions, harness=harness)
-            scored = score_pool(frame, config, since=since, until=until, generated=generated, keep_axes=True)
-            enrich_document(scored.document, frame, config, since=since, until=until)
+        # A lens is compared on its own resamples (compare takes ?harness=), with every axis's too.
+        cells = pool_cells(since=since, until=until, decisions=snapshot.name_decisions, harness=harness)
+        scored, _ = score_cells(
+            cells, config, since=since, until=until, generated=generated, keep_axes=harness is not None
+        )
         document = scored.document
         meta = document["meta"].copy()
         meta["snapshot"] = str(snapshot.id)

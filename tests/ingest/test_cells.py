@@ -1,0 +1,142 @@
+"""The cells PostgreSQL keeps (ingest.models.Cell, CellLatency) equal the stored cycles summed afresh, through every
+write: a contribution's COPY, a resend's UPDATE, a retraction's DELETE, a contributor deleted, and the migration's
+first summing of cycles stored before it."""
+
+from __future__ import annotations
+
+import importlib
+import uuid
+from collections import defaultdict
+from datetime import UTC, datetime, timedelta
+from decimal import Decimal
+from typing import Any
+
+import pytest
+from django.db import connection
+
+from ingest.models import Cell, CellLatency, Contributor, Cycle
+from ingest.services import contribute, retract
+from scoring.shapes import CELL_KEY, CELL_TALLIES, SUMS
+from tests.cycles.wire import envelope, wire_cycle
+from tests.ingest.test_services import validated
+
+pytestmark = pytest.mark.django_db
+
+Key = tuple[Any, ...]
+FIELDS = [name if name != "contributor" else "contributor_id" for name in CELL_KEY]
+
+
+def _judged(cycle: Cycle) -> bool:
+    return cycle.assistant_steps > 0 and cycle.edits > 0 and cycle.edit_paths == 1
+
+
+def _shares(c: Cycle) -> dict[str, float]:
+    """One cycle's share of its cell's sums, written out from scoring spec A2 (not from the migration's table)."""
+    shipped = c.shipped == 1
+    one_shot = shipped and (c.human_turns == 1 or (c.planner_model != "" and c.human_turns <= 2))
+    return {
+        "hjudged": 1,
+        "hshipJudged": c.ship_status == 0,
+        "hshipped": shipped,
+        "hshippedCosted": shipped and c.cost_usd > 0,
+        "huShip": c.human_turns if shipped else 0,
+        "hhrsShip": c.active_hours if shipped else 0.0,
+        "hcostShip": c.cost_usd if shipped else 0.0,
+        "hone": one_shot,
+        "hedits": c.edits,
+        "hteerr": c.edit_errors,
+        "hver": c.verified == 1,
+        "habort": c.intervened == 1,
+        "hu": c.human_turns,
+        "pending": c.ship_status == 1,
+        "unshippable": c.ship_status == 2,
+        "shipJudgedShipped": c.ship_status == 0 and shipped,
+    }
+
+
+def summed_afresh() -> tuple[dict[Key, dict[str, float]], dict[Key, dict[float, int]]]:
+    cells: dict[Key, dict[str, float]] = defaultdict(lambda: dict.fromkeys([*SUMS, *CELL_TALLIES], 0.0))
+    latencies: dict[Key, dict[float, int]] = defaultdict(lambda: defaultdict(int))
+    for cycle in Cycle.objects.all():
+        key = (*(getattr(cycle, name) for name in FIELDS[:-1]), _judged(cycle))
+        for name, share in _shares(cycle).items():
+            cells[key][name] += float(share)
+        if key[-1] and cycle.step_seconds_median >= 0:
+            latencies[key][cycle.step_seconds_median] += cycle.assistant_steps
+    return dict(cells), {key: dict(bag) for key, bag in latencies.items()}
+
+
+def stored() -> tuple[dict[Key, dict[str, float]], dict[Key, dict[float, int]]]:
+    cells = {cell.id: cell for cell in Cell.objects.all()}
+    keys = {pk: tuple(getattr(cell, name) for name in FIELDS) for pk, cell in cells.items()}
+    tallied = [*SUMS, *CELL_TALLIES]
+    sums = {keys[pk]: {name: float(getattr(cell, name)) for name in tallied} for pk, cell in cells.items()}
+    latencies: dict[Key, dict[float, int]] = defaultdict(dict)
+    for entry in CellLatency.objects.all():
+        latencies[keys[entry.cell_id]][entry.latency] = entry.weight
+    return sums, dict(latencies)
+
+
+def assert_cells_are_the_cycles() -> None:
+    (theirs, their_bags), (ours, our_bags) = summed_afresh(), stored()
+    assert ours.keys() == theirs.keys()
+    for key, sums in theirs.items():
+        assert ours[key] == pytest.approx(sums, rel=1e-12, abs=1e-12), key
+    assert our_bags == their_bags
+
+
+def rows(count: int, start: int = 0, **overrides: Any) -> list[dict[str, Any]]:
+    return [wire_cycle(i, **overrides) for i in range(start, start + count)]
+
+
+def send(install: uuid.UUID, facts: list[dict[str, Any]], generated: datetime) -> None:
+    contribute(envelope=validated(envelope(facts, install=install, generated=generated)), now=datetime.now(UTC))
+
+
+def test_contributions_resends_and_retractions_keep_the_cells_equal_to_the_cycles() -> None:
+    first, second = uuid.uuid4(), uuid.uuid4()
+    earlier = datetime.now(UTC) - timedelta(hours=2)
+    send(first, rows(60), earlier)
+    send(second, rows(40, start=20), earlier)
+    assert Cell.objects.exists() and CellLatency.objects.exists()
+    assert_cells_are_the_cycles()
+
+    # A resend: half the stored cycles come back changed (now shipped, another latency), beside new ones.
+    later = earlier + timedelta(hours=1)
+    changed = [{**row, "tshipe": 0, "tship": 1, "latmed": 7.25} for row in rows(30)] + rows(15, start=100)
+    send(first, changed, later)
+    assert Cycle.objects.filter(step_seconds_median=7.25).count() >= 20  # rewritten in place (a few break a rule)
+    assert_cells_are_the_cycles()
+
+    retract(install=second, now=datetime.now(UTC))
+    assert_cells_are_the_cycles()
+    assert not Cell.objects.filter(contributor__retracted_at__isnull=False).exists()
+
+    Contributor.objects.filter(cycles__isnull=False).distinct().delete()  # the cascade deletes its cycles
+    assert not Cell.objects.exists() and not CellLatency.objects.exists()
+
+
+def test_a_cell_emptied_and_filled_again_holds_exact_sums() -> None:
+    install = uuid.uuid4()
+    earlier = datetime.now(UTC) - timedelta(hours=3)
+    send(install, rows(25, tcost=0.1, tship=1, tshipe=0), earlier)
+    # Moved out of their cells and back: a float sum would keep a residue of 0.1's rounding here.
+    send(install, rows(25, tcost=0.1, tship=0, tshipe=1), earlier + timedelta(hours=1))
+    send(install, rows(25, tcost=0.1, tship=1, tshipe=0), earlier + timedelta(hours=2))
+    assert_cells_are_the_cycles()
+    shipped = Cycle.objects.filter(shipped=1).count()
+    assert shipped > 0
+    assert sum(cell.hcostShip for cell in Cell.objects.all()) == Decimal("0.1") * shipped
+
+
+def test_the_migration_sums_the_cycles_stored_before_it() -> None:
+    send(uuid.uuid4(), rows(50), datetime.now(UTC) - timedelta(hours=1))
+    expected = stored()
+    migration = importlib.import_module("ingest.migrations.0007_cells")
+    with connection.cursor() as cursor:
+        cursor.execute("TRUNCATE ingest_cell, ingest_cell_latency")  # as before the migration: no cells yet
+        source = "SELECT 1 AS sign, * FROM ingest_cycle"
+        cursor.execute(migration.ADD_CELLS.replace("{source}", source))
+        cursor.execute(migration.ADD_LATENCIES.replace("{source}", source))
+    assert stored() == expected
+    assert_cells_are_the_cycles()

@@ -141,8 +141,9 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 NEWEST_SNAPSHOT_ID = "rankings.selectors.newest_snapshot_id"
 
 REDIS_URL = envstr("REDIS_URL", "")
-# Connect and read timeout of the web process's Redis clients (the cache's and core.redis_breaker's): a
-# Redis that hangs fails a call this soon, and the breaker then stops asking it for a few seconds.
+# Connect and read timeout of the web process's Redis clients, all made by core.redis_breaker.client (the
+# cache's too, core.redis_cache): a Redis that hangs fails a call this soon, and the breaker then stops
+# asking it for a few seconds.
 REDIS_TIMEOUT = envfloat("REDIS_TIMEOUT", 1.0)
 # What this process keeps of its own (core.page_cache.process_cache): copies of the pages it served, the
 # snapshot it serves and its last look at the cache generation, so a page hit costs no trip to Redis.
@@ -154,9 +155,9 @@ PROCESS_CACHE = {
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Its client is core.redis_breaker's: no timeouts of its own here.
+            "BACKEND": "core.redis_cache.FactoryRedisCache",
             "LOCATION": REDIS_URL,
-            "OPTIONS": {"socket_connect_timeout": REDIS_TIMEOUT, "socket_timeout": REDIS_TIMEOUT},
         },
         "process": PROCESS_CACHE,
     }

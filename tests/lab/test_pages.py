@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, override_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -159,6 +159,21 @@ def test_it_links_a_field_group_as_soon_as_a_lab_brings_it(
     assert 'class="in-the-lab"' in client.get(f"/pairing/?{query}").content.decode()
     model = client.get("/pairing/?" + urlencode({"view": "model", "label": "gpt-6"})).content.decode()
     assert 'class="in-the-lab"' in model
+
+
+def test_no_page_links_to_the_lab_when_no_presence_is_configured(
+    demo_document: dict[str, Any],
+    client: Client,
+    runs_file: Callable[..., Path],
+    django_capture_on_commit_callbacks: Any,
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        path = runs_file([run_line(model="openrouter/openai/GPT-6")])
+        call_command("import_lab", str(path), "--format", "runs", "--source", "newlab", stdout=StringIO())
+    with override_settings(LAB_PRESENCE=""):
+        page = client.get("/pairing/?" + urlencode({"view": "model", "label": "gpt-6"})).content.decode()
+    assert "Compare with another" in page
+    assert "in-the-lab" not in page
 
 
 def test_it_answers_made_up_labels_with_a_404_it_does_not_keep(

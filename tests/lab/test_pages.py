@@ -162,18 +162,14 @@ def test_it_links_a_field_group_as_soon_as_a_lab_brings_it(
 
 
 def test_no_page_links_to_the_lab_when_no_presence_is_configured(
-    demo_document: dict[str, Any],
-    client: Client,
-    runs_file: Callable[..., Path],
-    django_capture_on_commit_callbacks: Any,
+    demo_document: dict[str, Any], client: Client, django_capture_on_commit_callbacks: Any
 ) -> None:
     with django_capture_on_commit_callbacks(execute=True):
-        path = runs_file([run_line(model="openrouter/openai/GPT-6")])
-        call_command("import_lab", str(path), "--format", "runs", "--source", "newlab", stdout=StringIO())
+        call_command("import_lab", str(AKITA), "--format", "akita", stdout=StringIO())
+    labels = [group["label"] for group in demo_document["views"]["model"]["groups"]]
     with override_settings(LAB_PRESENCE=""):
-        page = client.get("/pairing/?" + urlencode({"view": "model", "label": "gpt-6"})).content.decode()
-    assert "Compare with another" in page
-    assert "in-the-lab" not in page
+        pages = [client.get("/pairing/", {"view": "model", "label": label}).content.decode() for label in labels]
+    assert all("Compare with another" in page and "in-the-lab" not in page for page in pages)
 
 
 def test_it_answers_made_up_labels_with_a_404_it_does_not_keep(

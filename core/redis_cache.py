@@ -25,8 +25,10 @@ class FactoryRedisCacheClient(RedisCacheClient):
         super().__init__(servers, serializer=serializer)
 
     def get_client(self, key: Any = None, *, write: bool = False) -> redis.Redis:
-        # The index picks the server as Django's does: writes to the first, reads from any other.
-        return redis_breaker.client(self._servers[self._get_connection_pool_index(write)])
+        # The index picks the server as Django's does: writes to the first, reads from any other (both are
+        # Django's own, not in its stubs).
+        index = self._get_connection_pool_index(write)  # type: ignore[attr-defined]
+        return redis_breaker.client(self._servers[index])  # type: ignore[attr-defined]
 
 
 class FactoryRedisCache(RedisCache):
@@ -34,7 +36,7 @@ class FactoryRedisCache(RedisCache):
 
     def __init__(self, server: str | list[str], params: dict[str, Any]) -> None:
         super().__init__(server, params)
-        own = set(self._options) - CACHE_OPTIONS
+        own = set(params.get("OPTIONS", {})) - CACHE_OPTIONS
         if own:
             raise ImproperlyConfigured(
                 f"The Redis cache's OPTIONS {sorted(own)} are core.redis_breaker's to decide (REDIS_TIMEOUT)."

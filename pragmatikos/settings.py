@@ -7,6 +7,7 @@ and tasks run in-process, so a fresh checkout just runs.
 import os
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -150,11 +151,12 @@ REDIS_URL = envstr("REDIS_URL", "")
 REDIS_TIMEOUT = envfloat("REDIS_TIMEOUT", 1.0)
 # What this process keeps of its own (core.page_cache.process_cache): copies of the pages it served, the
 # snapshot it serves and its last look at the cache generation, so a page hit costs no trip to Redis.
-PROCESS_CACHE = {
+PROCESS_CACHE: dict[str, Any] = {
     "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
     "LOCATION": "process",
     "OPTIONS": {"MAX_ENTRIES": 256},
 }
+CACHES: dict[str, dict[str, Any]]
 if REDIS_URL:
     CACHES = {
         "default": {

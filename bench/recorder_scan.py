@@ -1,4 +1,4 @@
-"""Recorder scan benchmark: `scan` on ~50 MB of aider and of Codex logs, against reading the same bytes.
+"""Recorder scan benchmark: `scan_logs` on ~50 MB of aider and of Codex logs, against reading the same bytes.
 
     PYTHONPATH=.:recorder .venv/bin/python bench/recorder_scan.py [--megabytes 50]
 
@@ -12,10 +12,10 @@ real published rollout (tests/data/codex/kvsankar-agent-history-session-01.jsonl
 Codex home's sessions folder until they make MEGABYTES. Then, in the same run, times:
 
   baseline   reading the same files' bytes and splitting them into lines, nothing else;
-  aider      `scan(("aider",), …)`: finding the history, reading it, the repository's commits
+  aider      `scan_logs(("aider",), …)`: finding the history, reading it, the repository's commits
              (one `git log` for commit times, one for ship judgments), cutting the cycles and
              their facts; not building or sending rows;
-  codex      `scan(("codex",), …)`: finding the rollouts, reading each one's first line for
+  codex      `scan_logs(("codex",), …)`: finding the rollouts, reading each one's first line for
              subagent threads, reading them all, cutting the cycles and their facts (pricing
              tokens included); not building or sending rows;
   git show   for comparison, what the aider reader did before: one `git show` per commit line.
@@ -41,7 +41,7 @@ from typing import TypeVar
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "recorder"))
 
-from pragmatikos_recorder.scan import Roots, scan  # noqa: E402
+from pragmatikos_recorder.scan import Roots, scan_logs  # noqa: E402
 
 SAMPLE = REPO / "tests" / "data" / "aider" / "AndrewJacop-Simple-Calulator.md"
 ROLLOUT = REPO / "tests" / "data" / "codex" / "kvsankar-agent-history-session-01.jsonl"
@@ -136,9 +136,9 @@ def main() -> int:
         roots = Roots(claude=base / "none", codex=base / "codex", aider=base / "repos")
 
         aider_baseline, _ = timed(lambda: read_lines([history]))
-        aider_seconds, aider_cycles = timed(lambda: scan(("aider",), roots, progress=False))
+        aider_seconds, aider_cycles = timed(lambda: scan_logs(("aider",), roots, progress=False).cycles)
         codex_baseline, _ = timed(lambda: read_lines(rollouts))
-        codex_seconds, codex_cycles = timed(lambda: scan(("codex",), roots, progress=False))
+        codex_seconds, codex_cycles = timed(lambda: scan_logs(("codex",), roots, progress=False).cycles)
         hashes = COMMIT_LINE_RE.findall(history.read_text(encoding="utf-8"))[: args.git_show_sample]
         shown, _ = timed(lambda: [git(history.parent, "show", "-s", "--format=%ct", h) for h in hashes])
 

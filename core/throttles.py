@@ -101,7 +101,7 @@ def _counter_redis() -> redis.Redis | None:
     config = settings.CACHES["default"]
     if not str(config["BACKEND"]).endswith("RedisCache"):
         return None
-    location: str | list[str] = config["LOCATION"]  # type: ignore[assignment]
+    location: str | list[str] = config["LOCATION"]
     # Short timeouts and the process's one breaker: a hung Redis costs one request one timeout, then 503s at once.
     return redis_breaker.client(location if isinstance(location, str) else location[0])
 

@@ -12,7 +12,7 @@ from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
 from lab.field import SharedModel
-from lab.labels import Box, place_labels
+from lab.labels import Box, label_text, place_labels
 from pages.charts import OTHER_COLOUR
 
 WIDTH, HEIGHT = 400.0, 270.0
@@ -104,10 +104,6 @@ def field_against_lab(
             f'<circle cx="{cx:.1f}" cy="{cy:.1f}" r="5" fill="{colour}" stroke="white" stroke-width="1.5">'
             f"<title>{escape(label)}</title></circle>"
         )
-        if name is not None:
-            parts.append(
-                f'<text class="dot-label" x="{name.x:.1f}" y="{name.y:.1f}" font-size="10" '
-                f'text-anchor="{name.anchor}" fill="#1d232b">{escape(label)}</text>'
-            )
+        parts.append(label_text(name, label))
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above

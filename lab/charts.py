@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from django.utils.html import escape
 from django.utils.safestring import SafeString, mark_safe
 
-from lab.labels import Box, place_labels
+from lab.labels import Box, label_text, place_labels
 from lab.summary import Row
 
 INK = "#2f6690"
@@ -129,10 +129,6 @@ def working_style(*, rows: Sequence[Row], title: str) -> SafeString:
             f'fill-opacity="0.75"><title>{escape(p.row.label)}: {p.tokens_in:,.0f} read, {p.tokens_out:,.0f} written'
             f"{' (directional)' if p.row.directional else ''}</title></circle>"
         )
-        if name is not None:
-            parts.append(
-                f'<text class="dot-label" x="{name.x:.1f}" y="{name.y:.1f}" font-size="10" '
-                f'text-anchor="{name.anchor}" fill="#1d232b">{escape(p.row.label)}</text>'
-            )
+        parts.append(label_text(name, p.row.label))
     parts.append("</svg>")
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above

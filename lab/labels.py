@@ -1,12 +1,15 @@
 """Names beside a chart's dots, placed greedily where they collide with nothing already drawn.
 
-Pure geometry on SVG user units. A label's box is estimated from its length (the charts use one
+Geometry on SVG user units. A label's box is estimated from its length (the charts use one
 small font); it goes right of its dot, else left, above or below, and is dropped when every place
 overlaps a label already placed, another dot, or the plot's edge. Dots earlier in the list are named first.
+label_text draws a placed label the one way every chart does.
 """
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+
+from django.utils.html import escape
 
 # Width of one character and the height of a line at the charts' label size (10 user units).
 CHAR_WIDTH = 5.6
@@ -78,3 +81,13 @@ def place_labels(
         if choice is not None:
             taken.append(choice.box)
     return placed
+
+
+def label_text(place: Placed | None, text: str) -> str:
+    """The SVG text of a dot's name where place_labels put it (escaped); "" where it was dropped."""
+    if place is None:
+        return ""
+    return (
+        f'<text class="dot-label" x="{place.x:.1f}" y="{place.y:.1f}" font-size="10" '
+        f'text-anchor="{place.anchor}" fill="#1d232b">{escape(text)}</text>'
+    )

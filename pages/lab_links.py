@@ -1,18 +1,18 @@
-"""Whether the lab has runs of a field model or pairing, so its page links to the lab only then.
+"""Whether a field model's or pairing's page links to the lab: only where some lab source has runs of it.
 
-The lab sits above this app: it registers the answer when it starts (lab.apps) and retires this
-app's pages whenever its runs or aliases change. Without it, no page links to the lab.
+The lab sits above this app, so the pages never import it: they ask the function that
+settings.LAB_PRESENCE names (lab.presence.in_the_lab), and the lab retires this app's pages whenever
+its runs or aliases change. With the setting empty, no page links to the lab.
 """
 
 from collections.abc import Callable
 
-_finder: Callable[[str, str], bool] | None = None
-
-
-def register(finder: Callable[[str, str], bool]) -> None:
-    global _finder
-    _finder = finder
+from django.conf import settings
+from django.utils.module_loading import import_string
 
 
 def in_the_lab(view: str, label: str) -> bool:
-    return _finder is not None and _finder(view, label)
+    if not settings.LAB_PRESENCE:
+        return False
+    finder: Callable[[str, str], bool] = import_string(settings.LAB_PRESENCE)
+    return finder(view, label)

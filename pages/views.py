@@ -26,10 +26,10 @@ from pages.compare_chart import advantages_context
 from pages.lenses import lens_scores, partial_if_pending
 from pages.serving import cached_page, chosen_view, render_page
 from pages.switching import switch_context
-from pages.windowed import windowed_document
+from pages.windowed import Windowed, windowed_document, windowed_page
 from rankings import selectors
 from rankings.current import Lazy, Published, current_snapshot, serving_snapshot
-from rankings.windows import WINDOW_PARAMETERS, Window, lens_parts, read_window
+from rankings.windows import Window, lens_parts, read_window
 from scoring import Comparison
 from scoring.compare_axes import AxisDifference
 from scoring.shapes import PAIRING_VIEWS, PoolDocument, View
@@ -56,23 +56,39 @@ def lens_of(request: HttpRequest) -> Window:
     return read_window({"harness": param(request, "harness")}, today=timezone.now().date())
 
 
+def lens_page(
+    request: HttpRequest,
+    page: str,
+    view: str,
+    window: Window,
+    labels: tuple[str, ...],
+    answer: Callable[[Published, View], HttpResponse],
+) -> HttpResponse:
+    """A page about one or two groups (`labels`) of a view under the harness lens, kept per view, labels and
+    lens: the reason when the lens cannot be shown, else `answer` of the snapshot and the view's document."""
+
+    def build(load: Lazy) -> HttpResponse:
+        scope = windowed_document(request, window, load)
+        if scope.refused:
+            return scope.refused_page()
+        return answer(*published_view(scope.snapshot, view, scope.document))
+
+    return cached_page(request, page, (view, *labels, *lens_parts(window)), build)
+
+
 @require_safe
 def leaderboard(request: HttpRequest) -> HttpResponse:
     view = chosen_view(request)
     if view is None:
         return not_found_page(NO_SUCH_VIEW)
-    window = read_window({name: param(request, name) for name in WINDOW_PARAMETERS}, today=timezone.now().date())
     sort = presenters.chosen_sort(param(request, "sort"))
 
-    def build(load: Lazy) -> HttpResponse:
-        scoped = windowed_document(request, window, load)
-        context = contexts.leaderboard_context(
+    def context_of(scoped: Windowed) -> dict[str, Any]:
+        return contexts.leaderboard_context(
             scoped.snapshot, scoped.document, view=view, window=scoped.window, sort=sort
         )
-        return scoped.answer("leaderboard/leaderboard.html", context)
 
-    parts = (view, window.name, window.since, window.until, bool(window.error), sort, *lens_parts(window))
-    return cached_page(request, "leaderboard", parts, build)
+    return windowed_page(request, "leaderboard", "leaderboard/leaderboard.html", view, context_of, sort)
 
 
 @require_safe
@@ -82,15 +98,11 @@ def pairing_matrix(request: HttpRequest) -> HttpResponse:
         return not_found_page(NO_SUCH_VIEW)
     if view not in PAIRING_VIEWS:
         return render_page("leaderboard/matrix.html", matrix.not_a_pairing_view_context(view), status=404)
-    window = read_window({name: param(request, name) for name in WINDOW_PARAMETERS}, today=timezone.now().date())
 
-    def build(load: Lazy) -> HttpResponse:
-        scoped = windowed_document(request, window, load)
-        context = matrix.matrix_context(scoped.snapshot, scoped.document, view=view, window=scoped.window)
-        return scoped.answer("leaderboard/matrix.html", context)
+    def context_of(scoped: Windowed) -> dict[str, Any]:
+        return matrix.matrix_context(scoped.snapshot, scoped.document, view=view, window=scoped.window)
 
-    parts = (view, window.name, window.since, window.until, bool(window.error), *lens_parts(window))
-    return cached_page(request, "matrix", parts, build)
+    return windowed_page(request, "matrix", "leaderboard/matrix.html", view, context_of)
 
 
 @require_safe
@@ -101,11 +113,7 @@ def pairing(request: HttpRequest) -> HttpResponse:
     label = param(request, "label")
     window = lens_of(request)
 
-    def build(load: Lazy) -> HttpResponse:
-        scope = windowed_document(request, window, load)
-        if scope.refused:
-            return scope.refused_page()
-        snapshot, view_doc = published_view(scope.snapshot, view, scope.document)
+    def answer(snapshot: Published, view_doc: View) -> HttpResponse:
         context = contexts.pairing_context(snapshot, view_doc, view=view, label=label)
         lenses = lens_scores(snapshot.id, snapshot.document, window, view, label)
         context.update(contexts.lens_context(window, lenses))
@@ -124,7 +132,7 @@ def pairing(request: HttpRequest) -> HttpResponse:
         context["in_the_lab"] = lab_links.in_the_lab(view, label)
         return partial_if_pending(render_page("leaderboard/pairing.html", context), lenses)
 
-    return cached_page(request, "pairing", (view, label, *lens_parts(window)), build)
+    return lens_page(request, "pairing", view, window, (label,), answer)
 
 
 @require_safe
@@ -135,11 +143,7 @@ def compare(request: HttpRequest) -> HttpResponse:
     label_a, label_b = param(request, "a"), param(request, "b")
     window = lens_of(request)
 
-    def build(load: Lazy) -> HttpResponse:
-        scope = windowed_document(request, window, load)
-        if scope.refused:
-            return scope.refused_page()
-        snapshot, view_doc = published_view(scope.snapshot, view, scope.document)
+    def answer(snapshot: Published, view_doc: View) -> HttpResponse:
         context = contexts.compare_context(snapshot, view_doc, view=view)
         context.update(contexts.lens_context(window, []))
         context["tab_suffix"] = context["lens_suffix"]
@@ -160,7 +164,7 @@ def compare(request: HttpRequest) -> HttpResponse:
             context.update(switch_context(difference, group_a, group_b, axes, kept) | advantages_context(axes, kept))
         return render_page("leaderboard/compare.html", context)
 
-    return cached_page(request, "compare", (view, label_a, label_b, *lens_parts(window)), build)
+    return lens_page(request, "compare", view, window, (label_a, label_b), answer)
 
 
 def prose_page(template: str, page: str, with_downloads: bool = False) -> Callable[[HttpRequest], HttpResponse]:

@@ -6,16 +6,19 @@ read or a harness the pool does not show, 429 or 503 with Retry-After when a new
 now (all time is shown instead, with the reason).
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse
+from django.utils import timezone
 
+from core.http import param
 from core.throttles import address_digest
-from pages.serving import render_page
+from pages.serving import cached_page, render_page
 from rankings import windows
 from rankings.current import Lazy, Published
-from rankings.windows import Window
+from rankings.windows import WINDOW_PARAMETERS, Window, lens_parts, read_window
 from scoring.shapes import PoolDocument
 
 
@@ -82,3 +85,23 @@ def windowed_document(request: HttpRequest, window: Window, load: Lazy) -> Windo
 def windowed_fallback(shown: Window, snapshot: Published, status: int, retry_after: int) -> Windowed:
     """All time in place of a window that could not be computed now, with the reason shown."""
     return Windowed(shown, snapshot, snapshot.document, status, retry_after, refused=shown.error)
+
+
+def windowed_page(
+    request: HttpRequest,
+    page: str,
+    template: str,
+    view: str,
+    context_of: Callable[[Windowed], dict[str, Any]],
+    *choices: object,
+) -> HttpResponse:
+    """A page of one view in the window the query asks for (the leaderboard, the matrix), kept per view, window
+    and the page's own `choices` (the leaderboard's sort), built from `context_of` the windowed document."""
+    window = read_window({name: param(request, name) for name in WINDOW_PARAMETERS}, today=timezone.now().date())
+
+    def build(load: Lazy) -> HttpResponse:
+        scoped = windowed_document(request, window, load)
+        return scoped.answer(template, context_of(scoped))
+
+    parts = (view, window.name, window.since, window.until, bool(window.error), *choices, *lens_parts(window))
+    return cached_page(request, page, parts, build)

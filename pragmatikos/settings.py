@@ -7,6 +7,7 @@ and tasks run in-process, so a fresh checkout just runs.
 import os
 import re
 from pathlib import Path
+from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from django.core.exceptions import ImproperlyConfigured
@@ -139,24 +140,29 @@ else:
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Who tells the ingest the newest published ranking (ingest.hooks): the ingest never imports the rankings.
 NEWEST_SNAPSHOT_ID = "rankings.selectors.newest_snapshot_id"
+# Who tells the field's pages whether the lab has runs of a model or pairing (pages.lab_links): the pages
+# never import the lab. Empty: no page links to the lab.
+LAB_PRESENCE = "lab.presence.in_the_lab"
 
 REDIS_URL = envstr("REDIS_URL", "")
-# Connect and read timeout of the web process's Redis clients (the cache's and core.redis_breaker's): a
-# Redis that hangs fails a call this soon, and the breaker then stops asking it for a few seconds.
+# Connect and read timeout of the web process's Redis clients, all made by core.redis_breaker.client (the
+# cache's too, core.redis_cache): a Redis that hangs fails a call this soon, and the breaker then stops
+# asking it for a few seconds.
 REDIS_TIMEOUT = envfloat("REDIS_TIMEOUT", 1.0)
 # What this process keeps of its own (core.page_cache.process_cache): copies of the pages it served, the
 # snapshot it serves and its last look at the cache generation, so a page hit costs no trip to Redis.
-PROCESS_CACHE = {
+PROCESS_CACHE: dict[str, Any] = {
     "BACKEND": "django.core.cache.backends.locmem.LocMemCache",
     "LOCATION": "process",
     "OPTIONS": {"MAX_ENTRIES": 256},
 }
+CACHES: dict[str, dict[str, Any]]
 if REDIS_URL:
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
+            # Its client is core.redis_breaker's: no timeouts of its own here.
+            "BACKEND": "core.redis_cache.FactoryRedisCache",
             "LOCATION": REDIS_URL,
-            "OPTIONS": {"socket_connect_timeout": REDIS_TIMEOUT, "socket_timeout": REDIS_TIMEOUT},
         },
         "process": PROCESS_CACHE,
     }

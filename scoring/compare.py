@@ -28,21 +28,12 @@ class GroupNotRanked(ValueError):
     """A comparison named a group that is not ranked in that view and scope."""
 
 
-@dataclass(frozen=True)
-class Comparison:
-    """scoreAdj(A) - scoreAdj(B), its 95% cluster bootstrap-t interval with K = min(K_A, K_B), and the share of
-    resamples in which A scored strictly higher.
+@dataclass(frozen=True, kw_only=True)
+class PairedInterval:
+    """What the paired resamples say of a difference between A and B: its 95% cluster bootstrap-t interval
+    (``ci``), the share of resamples in which A came out ahead, how many resamples were paired, and
+    K = min(K_A, K_B) (``contributors``). Without paired samples: None, None, 0, None."""
 
-    ``ci`` is None without samples, when the two sides hold different counts or when the smaller side has one
-    contributor; ``share_a_better`` is None without samples; ``contributors`` (K) is None without samples;
-    ``resamples`` counts the paired samples used (0 without).
-    """
-
-    score_a: float
-    score_b: float
-    contributors_a: int
-    contributors_b: int
-    difference: float
     ci: tuple[float, float] | None = None
     share_a_better: float | None = None
     resamples: int = 0
@@ -55,6 +46,30 @@ class Comparison:
     @property
     def hi(self) -> float | None:
         return None if self.ci is None else self.ci[1]
+
+
+def paired_interval(
+    point: float, diffs: npt.NDArray[np.float64], contributors: int, *, clip: tuple[float, float] | None
+) -> tuple[float, float] | None:
+    """The interval of `point` from its differences resample by resample, with K = `contributors`; None where
+    it is not finite (one contributor on the smaller side)."""
+    lo, hi = cluster_t_interval(np.array([point]), diffs[:, None], np.array([contributors]), clip=clip)
+    return (float(lo[0]), float(hi[0])) if np.isfinite(lo[0]) and np.isfinite(hi[0]) else None
+
+
+@dataclass(frozen=True)
+class Comparison(PairedInterval):
+    """scoreAdj(A) - scoreAdj(B) and its paired interval, the share of resamples in which A scored strictly higher.
+
+    ``ci`` is None without samples, when the two sides hold different counts or when the smaller side has one
+    contributor; ``share_a_better`` and ``contributors`` are None without samples.
+    """
+
+    score_a: float
+    score_b: float
+    contributors_a: int
+    contributors_b: int
+    difference: float
 
 
 def compare_from_samples(
@@ -81,10 +96,7 @@ def compare_from_samples(
         return known
     diffs = draws_a - draws_b
     contributors = min(int(contributors_a), int(contributors_b))
-    lo, hi = cluster_t_interval(
-        np.array([difference]), diffs[:, None], np.array([contributors]), clip=(-SCORE_RANGE[1], SCORE_RANGE[1])
-    )
-    ci = (float(lo[0]), float(hi[0])) if np.isfinite(lo[0]) and np.isfinite(hi[0]) else None
+    ci = paired_interval(difference, diffs, contributors, clip=(-SCORE_RANGE[1], SCORE_RANGE[1]))
     return Comparison(
         score_a=known.score_a,
         score_b=known.score_b,

@@ -21,8 +21,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from scoring.axis_samples import DIRECTION, decode, encode
-from scoring.bootstrap import cluster_t_interval
-from scoring.compare import ranked_pair
+from scoring.compare import PairedInterval, paired_interval, ranked_pair
 from scoring.document import ScoringConfig
 from scoring.finishing import log_distance
 from scoring.shapes import AXES, AXIS_TIER, TIER_NAMES, ViewName
@@ -32,17 +31,13 @@ Side = Literal["A", "B", "even"]
 
 
 @dataclass(frozen=True)
-class AxisDifference:
+class AxisDifference(PairedInterval):
     """One axis of a comparison. ``advantage`` is log2 of A's factor over B (positive: A better), None where the
     method has no comparison; ``ci`` its 95% interval, None without paired samples, with a side of one
     contributor, or where a resample lacks the axis; ``contributors`` is K = min(K_A, K_B) when ``ci`` is set."""
 
     axis: str
     advantage: float | None
-    ci: tuple[float, float] | None = None
-    share_a_better: float | None = None
-    resamples: int = 0
-    contributors: int | None = None
 
     @property
     def better(self) -> Side | None:
@@ -102,9 +97,7 @@ def compare_axes_from_samples(
         share = float((diffs > 0).mean()) if np.isfinite(diffs).all() else None
         ci = None
         if math.isfinite(point) and np.isfinite(diffs).all():
-            lo, hi = cluster_t_interval(np.array([point]), diffs[:, None], np.array([contributors]), clip=None)
-            if np.isfinite(lo[0]) and np.isfinite(hi[0]):
-                ci = (float(lo[0]), float(hi[0]))
+            ci = paired_interval(point, diffs, contributors, clip=None)
         out.append(
             AxisDifference(
                 axis.name,

@@ -15,14 +15,11 @@ from django.conf import settings
 from bench.scratch import free_port
 
 
-def redis_cache(port: int, *, timeout: float = 1.0) -> dict[str, Any]:
-    """CACHES pointing the default cache at this loopback port, with the settings' kind of timeouts."""
+def redis_cache(port: int) -> dict[str, Any]:
+    """CACHES pointing the default cache at this loopback port, with the settings' backend (its timeouts are
+    settings.REDIS_TIMEOUT)."""
     return {
-        "default": {
-            "BACKEND": "django.core.cache.backends.redis.RedisCache",
-            "LOCATION": f"redis://127.0.0.1:{port}/0",
-            "OPTIONS": {"socket_connect_timeout": timeout, "socket_timeout": timeout},
-        },
+        "default": {"BACKEND": "core.redis_cache.FactoryRedisCache", "LOCATION": f"redis://127.0.0.1:{port}/0"},
         "process": settings.PROCESS_CACHE,
     }
 

@@ -77,17 +77,6 @@ class Scanned:
     without_cycles: Counter[str]
 
 
-def scan(
-    harnesses: tuple[str, ...],
-    roots: Roots,
-    *,
-    since_days: int | None = None,
-    now: datetime | None = None,
-    progress: bool = True,
-) -> list[Cycle]:
-    return scan_logs(harnesses, roots, since_days=since_days, now=now, progress=progress).cycles
-
-
 def scan_logs(
     harnesses: tuple[str, ...],
     roots: Roots,

@@ -137,7 +137,7 @@ def own_redis(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
 def test_it_fails_closed_with_503_when_redis_goes_down_between_requests(own_redis) -> None:  # type: ignore[no-untyped-def]
     url, server = own_redis
     request = request_from("198.51.100.14")
-    caches = {"default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": url}}
+    caches = {"default": {"BACKEND": "core.redis_cache.FactoryRedisCache", "LOCATION": url}}
     with override_settings(CACHES=caches, INGEST_RATE_PER_ADDRESS="5/minute"):
         assert AddressRateThrottle().allow_request(request, APIView())  # a pooled connection now exists
         server.terminate()

@@ -48,6 +48,16 @@ def overflowing(page, width: int) -> list[str]:  # type: ignore[no-untyped-def]
     return list(found)
 
 
+def matrix_from_the_front_page(browser, site: str, lens: str = ""):  # type: ignore[no-untyped-def]
+    """A desktop page that opened the front page (under `lens`, a query such as "harness=codex") and followed
+    its link to the planner × builder matrix, which keeps the lens."""
+    page = browser.new_page(viewport=DESKTOP)
+    page.goto(f"{site}/" + (f"?{lens}" if lens else ""))
+    page.get_by_role("link", name="Planner × builder matrix").click()
+    page.wait_for_url("**/matrix/?view=modelCombo" + (f"&{lens}" if lens else ""))
+    return page
+
+
 def serve_demo(live_server, *, count: int) -> str:  # type: ignore[no-untyped-def]
     """The live server's address, with a demo pool of `count` cycles published and no page held over.
 

@@ -4,7 +4,15 @@ import datetime as dt
 
 import pytest
 
-from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing, serve_demo
+from tests.e2e.conftest import (
+    BROWSER_TESTS,
+    DESKTOP,
+    PHONE,
+    SCREENSHOTS,
+    matrix_from_the_front_page,
+    overflowing,
+    serve_demo,
+)
 
 pytestmark = BROWSER_TESTS
 
@@ -161,10 +169,7 @@ def test_it_submits_a_custom_window_twice(site: str, browser) -> None:  # type: 
 
 
 def test_it_clicks_from_the_matrix_to_a_pairing(site: str, browser) -> None:  # type: ignore[no-untyped-def]
-    page = browser.new_page(viewport=DESKTOP)
-    page.goto(f"{site}/")
-    page.get_by_role("link", name="Planner × builder matrix").click()
-    page.wait_for_url("**/matrix/?view=modelCombo")
+    page = matrix_from_the_front_page(browser, site)
     cells = page.locator("table.matrix td.cell a")
     assert cells.count() >= 10
     assert page.locator("table.matrix td.empty").count() >= 1

@@ -4,7 +4,7 @@ import pytest
 
 from core import page_cache
 from rankings import recompute
-from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing
+from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, matrix_from_the_front_page, overflowing
 from tests.pages.lens_pool import LABEL_STRONG, LABEL_WEAK, store_two_harness_pool
 
 pytestmark = BROWSER_TESTS
@@ -45,10 +45,7 @@ def test_it_chooses_a_harness_and_keeps_it_to_the_pairing(site: str, browser) ->
 
 
 def test_the_matrix_keeps_the_lens_to_a_pairing_and_fits_a_phone(site: str, browser) -> None:  # type: ignore[no-untyped-def]
-    page = browser.new_page(viewport=DESKTOP)
-    page.goto(f"{site}/?harness=codex")
-    page.get_by_role("link", name="Planner × builder matrix").click()
-    page.wait_for_url("**/matrix/?view=modelCombo&harness=codex")
+    page = matrix_from_the_front_page(browser, site, "harness=codex")
     assert "only cycles recorded with codex" in page.locator(".lens").inner_text()
     page.locator(".matrix-harnesses").get_by_role("link", name="claude-code").click()
     page.wait_for_url("**/matrix/?view=modelCombo&harness=claude-code")

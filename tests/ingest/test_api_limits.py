@@ -141,9 +141,7 @@ def test_it_refuses_a_body_that_does_not_parse_with_400(api: Api, raw: str) -> N
     assert response.json() == {"error": "The body is not valid JSON.", "errors": []}
 
 
-REDIS_DOWN = {
-    "default": {"BACKEND": "django.core.cache.backends.redis.RedisCache", "LOCATION": "redis://127.0.0.1:1/0"}
-}
+REDIS_DOWN = {"default": {"BACKEND": "core.redis_cache.FactoryRedisCache", "LOCATION": "redis://127.0.0.1:1/0"}}
 
 
 @pytest.mark.parametrize("path", [CONTRIBUTE, PREVIEW, RETRACT])

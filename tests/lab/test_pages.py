@@ -9,7 +9,7 @@ from urllib.parse import urlencode
 
 import pytest
 from django.core.management import call_command
-from django.test import Client
+from django.test import Client, override_settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -159,6 +159,17 @@ def test_it_links_a_field_group_as_soon_as_a_lab_brings_it(
     assert 'class="in-the-lab"' in client.get(f"/pairing/?{query}").content.decode()
     model = client.get("/pairing/?" + urlencode({"view": "model", "label": "gpt-6"})).content.decode()
     assert 'class="in-the-lab"' in model
+
+
+def test_no_page_links_to_the_lab_when_no_presence_is_configured(
+    demo_document: dict[str, Any], client: Client, django_capture_on_commit_callbacks: Any
+) -> None:
+    with django_capture_on_commit_callbacks(execute=True):
+        call_command("import_lab", str(AKITA), "--format", "akita", stdout=StringIO())
+    labels = [group["label"] for group in demo_document["views"]["model"]["groups"]]
+    with override_settings(LAB_PRESENCE=""):
+        pages = [client.get("/pairing/", {"view": "model", "label": label}).content.decode() for label in labels]
+    assert all("Compare with another" in page and "in-the-lab" not in page for page in pages)
 
 
 def test_it_answers_made_up_labels_with_a_404_it_does_not_keep(

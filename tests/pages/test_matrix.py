@@ -35,6 +35,13 @@ def read_matrix(page: str) -> tuple[list[str], dict[tuple[str, str], str]]:
     return builders, cells
 
 
+def matrix_page(client: Client, status: int = 200, **params: str) -> str:
+    """The matrix page of these query parameters, once it has answered `status`."""
+    response = client.get("/matrix/", params)
+    assert response.status_code == status, params
+    return response.content.decode()
+
+
 def pairing_href(view: str, label: str) -> str:
     return html_module.escape("/pairing/?" + urlencode({"view": view, "label": label}))
 
@@ -75,9 +82,7 @@ def assert_cells_show(view_doc: View, cells: dict[tuple[str, str], str], view: s
 def test_it_lays_out_every_pairing_of_the_view_by_planner_and_builder(
     demo_snapshot: Snapshot, client: Client, view: str
 ) -> None:
-    response = client.get("/matrix/", {"view": view})
-    assert response.status_code == 200
-    page = response.content.decode()
+    page = matrix_page(client, view=view)
     view_doc = demo_snapshot.views[view]
     builders, cells = read_matrix(page)
     every = [sides(g["label"]) for g in [*view_doc["groups"], *view_doc.get("provisional", [])]]
@@ -92,7 +97,7 @@ def test_it_lays_out_every_pairing_of_the_view_by_planner_and_builder(
 
 
 def test_each_cell_links_to_its_pairings_page(demo_snapshot: Snapshot, client: Client) -> None:
-    page = client.get("/matrix/", {"view": "modelCombo"}).content.decode()
+    page = matrix_page(client, view="modelCombo")
     links = [html_module.unescape(href) for href in re.findall(r'<td class="cell[^"]*"><a href="([^"]+)"', page)]
     assert len(links) == len(demo_snapshot.views["modelCombo"]["groups"]) + len(
         demo_snapshot.views["modelCombo"]["provisional"]
@@ -111,23 +116,18 @@ def test_it_takes_the_windows_the_front_page_takes(demo_snapshot: Snapshot, clie
     since = today - dt.timedelta(days=29)
     window = scoped_document(since=since, until=today)
     assert window is not None
-    page = client.get("/matrix/", {"view": "modelCombo", "window": "30"}).content.decode()
+    page = matrix_page(client, view="modelCombo", window="30")
     _, cells = read_matrix(page) if window["views"]["modelCombo"]["groups"] else ([], {})
     assert_cells_show(window["views"]["modelCombo"], cells, "modelCombo")
     assert 'aria-current="true" class="current">30 days' in page
     assert "a pairing's own page shows all time" in page_text(page)
-    custom = client.get(
-        "/matrix/", {"view": "modelCombo", "window": "custom", "since": str(since), "until": str(today)}
-    )
-    assert custom.status_code == 200
-    assert read_matrix(custom.content.decode())[1] == cells  # the same days as a preset or as a custom window
-    assert f"{since} to {today}" in page_text(custom.content.decode())
+    custom = matrix_page(client, view="modelCombo", window="custom", since=str(since), until=str(today))
+    assert read_matrix(custom)[1] == cells  # the same days as a preset or as a custom window
+    assert f"{since} to {today}" in page_text(custom)
 
 
 def test_it_answers_a_window_it_cannot_read_with_400_and_a_sentence(demo_snapshot: Snapshot, client: Client) -> None:
-    response = client.get("/matrix/", {"view": "modelCombo", "window": "custom", "since": "2026-02-30"})
-    assert response.status_code == 400
-    page = response.content.decode()
+    page = matrix_page(client, 400, view="modelCombo", window="custom", since="2026-02-30")
     assert "since must be a date written YYYY-MM-DD" in page
     assert read_matrix(page)[1]  # and all time below it
 
@@ -150,13 +150,11 @@ def test_a_window_that_cannot_be_computed_now_answers_503_with_all_time_and_is_n
 def test_a_view_of_single_groups_gets_a_404_that_names_the_pairing_views(
     demo_snapshot: Snapshot, client: Client, view: str
 ) -> None:
-    response = client.get("/matrix/", {"view": view})
-    assert response.status_code == 404
-    page = response.content.decode()
+    page = matrix_page(client, 404, view=view)
     assert "No matrix for this view" in page
     for pairing_view in PAIRING_VIEWS:
         assert f'href="/matrix/?view={pairing_view}"' in page
-    assert client.get("/matrix/", {"view": "nonsense"}).status_code == 404
+    matrix_page(client, 404, view="nonsense")
 
 
 def test_the_front_page_links_each_pairing_view_to_its_matrix(demo_snapshot: Snapshot, client: Client) -> None:

@@ -29,7 +29,7 @@ CONTRIBUTIONS = "/api/v1/contributions"
 @pytest.fixture
 def own_redis(settings: Any, monkeypatch: pytest.MonkeyPatch) -> Iterator[OwnRedis]:
     server = OwnRedis()
-    settings.CACHES = redis_cache(server.port, timeout=TIMEOUT)
+    settings.CACHES = redis_cache(server.port)
     settings.REDIS_TIMEOUT = TIMEOUT
     # Longer than the test's requests take on a busy machine: no probe falls inside them.
     monkeypatch.setattr(redis_breaker, "DOWN_SECONDS", 60.0)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from pragmatikos_recorder.config import load_identity
 from pragmatikos_recorder.envelope import envelope, to_rows
 from pragmatikos_recorder.privacy import is_private, safe_effort, safe_token, safe_version
-from pragmatikos_recorder.scan import HARNESSES, scan
+from pragmatikos_recorder.scan import HARNESSES, scan_logs
 
 from ingest.contract import privacy_problem, validate_envelope
 from tests.recorder.conftest import NOW, World
@@ -20,7 +20,7 @@ from tests.recorder.conftest import NOW, World
 @pytest.mark.parametrize("harness", HARNESSES)
 def test_it_builds_envelopes_the_server_accepts_whole_on_every_fixture(world: World, harness: str) -> None:
     identity = load_identity()
-    built = to_rows(scan((harness,), world.roots, now=NOW, progress=False), identity.secret)
+    built = to_rows(scan_logs((harness,), world.roots, now=NOW, progress=False).cycles, identity.secret)
     body = envelope(built.rows, identity.install)
     # The server's validator, as the API runs it: every row valid, none skipped.
     checked = validate_envelope(json.loads(json.dumps(body)), now=datetime.now(UTC), max_rows=20000)
@@ -31,9 +31,8 @@ def test_it_builds_envelopes_the_server_accepts_whole_on_every_fixture(world: Wo
 
 def test_it_sends_no_path_prompt_session_id_file_name_or_repository_name(world: World) -> None:
     identity = load_identity()
-    body = json.dumps(
-        envelope(to_rows(scan(HARNESSES, world.roots, now=NOW, progress=False), identity.secret).rows, identity.install)
-    )
+    cycles = scan_logs(HARNESSES, world.roots, now=NOW, progress=False).cycles
+    body = json.dumps(envelope(to_rows(cycles, identity.secret).rows, identity.install))
     private = [
         str(world.app), str(world.tool), str(world.cli), str(world.scratch), "tmp",  # paths
         "app.py", "util.py", "notes", "README", "lib.rs", "USAGE", "cli.py", "scratch",  # file names

@@ -11,7 +11,7 @@ from pragmatikos_recorder.canonical import is_family_name, model_name
 from pragmatikos_recorder.config import ConfigError, load_allowed_names, load_identity
 from pragmatikos_recorder.envelope import COLUMNS, to_rows
 from pragmatikos_recorder.privacy import PublicNames
-from pragmatikos_recorder.scan import scan
+from pragmatikos_recorder.scan import scan_logs
 from pragmatikos_recorder.summary import ScanSummary
 
 from tests.recorder.conftest import NOW, World
@@ -76,7 +76,7 @@ def test_it_sends_a_provider_only_when_it_is_a_public_one() -> None:
 
 
 def test_it_withholds_a_cycle_of_a_private_deployment_and_names_what_it_left_out(world: World) -> None:
-    cycles = scan(("codex",), world.roots, now=NOW, progress=False)
+    cycles = scan_logs(("codex",), world.roots, now=NOW, progress=False).cycles
     secret = load_identity().secret
     private = [
         dataclasses.replace(cycle, model="acme-gpt4-prod", prov="acme-proxy", bm="acme-gpt4-prod", bp="acme-proxy")

@@ -18,7 +18,7 @@ from pragmatikos_recorder import claude_code
 from pragmatikos_recorder.cycles import cut, cycle_facts
 from pragmatikos_recorder.envelope import COLUMNS, to_rows
 from pragmatikos_recorder.git_ship import ShipJudge
-from pragmatikos_recorder.scan import scan
+from pragmatikos_recorder.scan import scan_logs
 from pragmatikos_recorder.session import Event, Kind, Session, Tokens
 
 from tests.recorder.conftest import NOW, World
@@ -121,7 +121,7 @@ AIDER = [
 
 
 def rows_of(world: World, harness: str) -> list[dict[str, Any]]:
-    built = to_rows(scan((harness,), world.roots, now=NOW, progress=False), SECRET)
+    built = to_rows(scan_logs((harness,), world.roots, now=NOW, progress=False).cycles, SECRET)
     assert built.withheld == 0
     return [dict(zip(COLUMNS, row, strict=True)) for row in built.rows]
 
@@ -154,20 +154,20 @@ def test_it_keeps_cycle_keys_stable_across_scans_and_distinct_between_cycles(wor
     again = [row["cycle_key"] for harness in ("claude-code", "codex", "aider") for row in rows_of(world, harness)]
     assert first == again
     assert len(set(first)) == len(first) == 11
-    other_secret = to_rows(scan(("codex",), world.roots, now=NOW, progress=False), b"\x02" * 32).rows
+    other_secret = to_rows(scan_logs(("codex",), world.roots, now=NOW, progress=False).cycles, b"\x02" * 32).rows
     assert {row[0] for row in other_secret}.isdisjoint(first)
 
 
 def test_it_judges_a_window_closed_once_seven_days_have_passed(world: World) -> None:
     later = NOW.replace(day=31)
-    rows = to_rows(scan(("claude-code",), world.roots, now=later, progress=False), SECRET).rows
+    rows = to_rows(scan_logs(("claude-code",), world.roots, now=later, progress=False).cycles, SECRET).rows
     ship_status = [(row[COLUMNS.index("tship")], row[COLUMNS.index("tshipe")]) for row in rows]
     assert ship_status == [(1, 0), (1, 0), (0, 0), (0, 0), (0, 2)]
 
 
 def test_it_only_counts_sessions_active_within_since_days(world: World) -> None:
     # On 21 March, 5 days back reaches Claude Code's sessions 2 and 3 (18 March) and Codex's session 2 (19 March).
-    recent = scan(("claude-code", "codex"), world.roots, since_days=5, now=NOW, progress=False)
+    recent = scan_logs(("claude-code", "codex"), world.roots, since_days=5, now=NOW, progress=False).cycles
     assert sorted({c.start.date().isoformat() for c in recent}) == ["2025-03-18", "2025-03-19"]
     assert len(recent) == 4
 

@@ -38,7 +38,7 @@ DELTA = f"""
 ADD_CELLS = DELTA + f"""
     INSERT INTO ingest_cell ({KEY}, {", ".join(f'"{name}"' for name, _, _ in PER_CYCLE)})
     SELECT {KEY}, {", ".join(f"coalesce(sum(sign * {value}) FILTER (WHERE {rule}), 0)" for _, value, rule in PER_CYCLE)}
-    FROM keyed GROUP BY {KEY} ORDER BY {KEY}
+    FROM keyed GROUP BY {KEY}
     ON CONFLICT ({KEY}) DO UPDATE SET
     {", ".join(f'"{name}" = ingest_cell."{name}" + excluded."{name}"' for name, _, _ in PER_CYCLE)}
 """
@@ -47,7 +47,7 @@ ADD_LATENCIES = DELTA + f"""
     SELECT cell.id, keyed.step_seconds_median, sum(keyed.sign * keyed.assistant_steps)
     FROM keyed JOIN ingest_cell AS cell USING ({KEY})
     WHERE keyed.judged AND keyed.step_seconds_median >= 0
-    GROUP BY cell.id, keyed.step_seconds_median ORDER BY 1, 2
+    GROUP BY cell.id, keyed.step_seconds_median
     ON CONFLICT (cell_id, latency) DO UPDATE SET weight = ingest_cell_latency.weight + excluded.weight
 """
 DROP_EMPTIED = """
@@ -55,7 +55,9 @@ DROP_EMPTIED = """
     DELETE FROM ingest_cell WHERE hjudged = 0;
 """
 TRIGGERS = f"""
-CREATE FUNCTION ingest_cell_apply() RETURNS trigger LANGUAGE plpgsql AS $function$
+-- Memory enough to hash a large contribution's cells rather than sort them on disk. No order is needed against
+-- deadlocks: a cell holds one contributor's cycles, and one install's writes take turns (ingest.services).
+CREATE FUNCTION ingest_cell_apply() RETURNS trigger LANGUAGE plpgsql SET work_mem = '64MB' AS $function$
 DECLARE
     source text := CASE TG_OP
         WHEN 'INSERT' THEN 'SELECT 1 AS sign, * FROM added'

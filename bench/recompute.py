@@ -5,7 +5,7 @@
 Creates a scratch database next to DATABASE_URL's (dropped at the end), loads N cycles
 with COPY, and times in the same run one PostgreSQL GROUP BY computing the modelCombo sums:
 the baseline every ratio divides by. Then, in a child process, the service's path: reading
-the pool's cells (one GROUP BY query), scoring them (six views, B resamples, B3 and rank
+the cells PostgreSQL keeps as cycles arrive (one query), scoring them (six views, B resamples, B3 and rank
 stability), `rankings.recompute.publish` from read to published (fingerprint, document, samples,
 history rows; the worker's tasks it queues, the export of cycles.csv and the warming of the
 day windows, timed apart), a contribution of 10 cycles from stored to published and its
@@ -32,7 +32,7 @@ import psycopg
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.scratch import with_database  # noqa: E402
+from bench.scratch import seconds_of, with_database  # noqa: E402
 
 PAIRINGS = [
     ("claude-opus-4.8", "max", "claude-opus-4.8", "max"),
@@ -136,48 +136,45 @@ def measure_cycles(resamples: int) -> dict[str, float]:
     from rankings.selectors import cycles_frame, scoring_config
     from scoring import enrich_document, score_pool
     from scoring.bootstrap import bootstrap_scores, view_rng
-    from scoring.document import prepare, score_view
+    from scoring.document import Prepared, prepare, score_view
     from scoring.scorecard import point_scorecard
     from scoring.shapes import VIEWS
 
-    started = time.perf_counter()
-    frame = cycles_frame()
-    read_seconds = time.perf_counter() - started
+    frame, read_seconds = seconds_of(cycles_frame)
     config = scoring_config()
-    started = time.perf_counter()
-    score_pool(frame, replace(config, resamples=0))
-    point_seconds = time.perf_counter() - started
-    # The like-for-like match of the GROUP BY: the modelCombo view alone, no bootstrap.
-    started = time.perf_counter()
     point_config = replace(config, resamples=0)
-    prepared = prepare(frame, point_config, None, None)
-    score_view(prepared, "modelCombo", point_config)
-    combo_seconds = time.perf_counter() - started
-    # The cluster bootstrap's own time: the resamples of every view, without preparing or point scoring.
-    cards = {
-        view: point_scorecard(prepared.groupings[view], prepared.contributions, config.min_judged, config.evidence_k)
-        for view in VIEWS
-    }
-    started = time.perf_counter()
-    for index, view in enumerate(VIEWS):
-        bootstrap_scores(
-            prepared.groupings[view].codes,
-            cards[view].ranked,
-            prepared.contributions,
-            prepared.judged.contributor_code,
-            resamples=resamples,
-            rng=view_rng(config.seed, index),
-            evidence_k=config.evidence_k,
+    _, point_seconds = seconds_of(lambda: score_pool(frame, point_config))
+
+    def combo_and_bootstrap() -> tuple[float, float]:  # the prepared frame is let go of afterwards
+        def combo() -> Prepared:  # the like-for-like match of the GROUP BY: the modelCombo view alone
+            prepared = prepare(frame, point_config, None, None)
+            score_view(prepared, "modelCombo", point_config)
+            return prepared
+
+        prepared, combo_seconds = seconds_of(combo)
+        # The cluster bootstrap's own time: the resamples of every view, without preparing or point scoring.
+        part, k = prepared.contributions, config.evidence_k
+        cards = {view: point_scorecard(prepared.groupings[view], part, config.min_judged, k) for view in VIEWS}
+        _, bootstrap_seconds = seconds_of(
+            lambda: [
+                bootstrap_scores(
+                    prepared.groupings[view].codes,
+                    cards[view].ranked,
+                    prepared.contributions,
+                    prepared.judged.contributor_code,
+                    resamples=resamples,
+                    rng=view_rng(config.seed, index),
+                    evidence_k=config.evidence_k,
+                )
+                for index, view in enumerate(VIEWS)
+            ]
         )
-    bootstrap_seconds = time.perf_counter() - started
-    del prepared, cards
-    started = time.perf_counter()
+        return combo_seconds, bootstrap_seconds
+
+    combo_seconds, bootstrap_seconds = combo_and_bootstrap()
     frame = cycles_frame()
-    document = score_pool(frame, replace(config, resamples=resamples)).document
-    full_seconds = time.perf_counter() - started
-    started = time.perf_counter()
-    enrich_document(document, frame, config)
-    enrich_seconds = time.perf_counter() - started
+    document, full_seconds = seconds_of(lambda: score_pool(frame, replace(config, resamples=resamples)).document)
+    _, enrich_seconds = seconds_of(lambda: enrich_document(document, frame, config))
     return {
         "read": read_seconds,
         "point": point_seconds,
@@ -214,28 +211,21 @@ def measure_service(resamples: int) -> dict[str, float]:
     recompute._queue_window_warming = lambda snapshot_id: queued.append(("warm", snapshot_id))  # type: ignore[assignment]
     config = replace(scoring_config(), resamples=resamples)
 
-    started = time.perf_counter()
-    cells = pool_cells()
-    cells_read = time.perf_counter() - started
-    started = time.perf_counter()
-    score_cells(cells, config)
-    cells_score = time.perf_counter() - started
-    rows, histogram = len(cells.frame), len(cells.bag_cell)
-    del cells
+    def read_and_score() -> tuple[float, float, int, int]:  # the cells are let go of before publishing
+        cells, read = seconds_of(pool_cells)
+        _, score = seconds_of(lambda: score_cells(cells, config))
+        return read, score, len(cells.frame), len(cells.bag_cell)
 
-    def publish(**options: bool) -> tuple[float, int]:
-        started = time.perf_counter()
+    cells_read, cells_score, rows, histogram = read_and_score()
+
+    def publish(**options: bool) -> int:
         snapshot = recompute.publish(**options)
         assert snapshot is not None
-        return time.perf_counter() - started, snapshot.id
+        return snapshot.id
 
-    published, snapshot_id = publish(force=True)
-    started = time.perf_counter()
-    cycles_file.write_cycles_export(snapshot_id=snapshot_id)
-    export_seconds = time.perf_counter() - started
-    started = time.perf_counter()
-    windows.warm_windows(snapshot_id=snapshot_id)
-    warm_seconds = time.perf_counter() - started
+    snapshot_id, published = seconds_of(lambda: publish(force=True))
+    _, export_seconds = seconds_of(lambda: cycles_file.write_cycles_export(snapshot_id=snapshot_id))
+    _, warm_seconds = seconds_of(lambda: windows.warm_windows(snapshot_id=snapshot_id))
 
     # A contribution of 10 cycles from a new install, stored, then its snapshot published.
     now = timezone.now()
@@ -275,15 +265,9 @@ def measure_service(resamples: int) -> dict[str, float]:
         )
         for i in range(10)
     ]
-    started = time.perf_counter()
-    store_made_cycles(made)
-    publish()
-    contribution_seconds = time.perf_counter() - started
+    _, contribution_seconds = seconds_of(lambda: (store_made_cycles(made), publish()))
     # Its retraction: the cycles deleted, then the snapshot without them published.
-    started = time.perf_counter()
-    retract(install=install, now=timezone.now())
-    publish()
-    retraction_seconds = time.perf_counter() - started
+    _, retraction_seconds = seconds_of(lambda: (retract(install=install, now=timezone.now()), publish()))
     return {
         "cells_read": cells_read,
         "cells_score": cells_score,
@@ -349,7 +333,8 @@ def main() -> None:
             started = time.perf_counter()
             generate(conn, args.cycles, args.contributors, args.seed)
             print(
-                f"generated {args.cycles:,} cycles from {args.contributors:,} contributors in "
+                f"generated {args.cycles:,} cycles from {args.contributors:,} contributors (one COPY, the cells' "
+                f"triggers included) in "
                 f"{time.perf_counter() - started:.1f} s"
             )
             conn.execute("ANALYZE")
@@ -363,7 +348,7 @@ def main() -> None:
         service, peak_mb = child("service")
         print(f"PostgreSQL GROUP BY, modelCombo sums (baseline):  {baseline:8.2f} s  (best of 3)")
         print(
-            f"cells read (one GROUP BY query, names folded):    {service['cells_read']:8.2f} s  "
+            f"cells read (the kept cells, one query, folded):   {service['cells_read']:8.2f} s  "
             f"({service['cell_rows']:,.0f} cells, {service['histogram_rows']:,.0f} histogram entries)"
         )
         print(f"score from cells, six views, B={args.resamples}, enriched: {service['cells_score']:8.2f} s")

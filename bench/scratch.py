@@ -9,8 +9,9 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -18,6 +19,14 @@ import redis
 from psycopg import sql
 
 REPO = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+
+
+def seconds_of(call: Callable[[], T]) -> tuple[T, float]:
+    """What the call returned, and the wall-clock seconds it took."""
+    started = time.perf_counter()
+    result = call()
+    return result, time.perf_counter() - started
 
 
 def with_database(url: str, name: str) -> str:

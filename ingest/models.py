@@ -3,6 +3,7 @@ from django.db.models import Exists, Max, Q
 
 from core.backend import advisory_lock
 from core.keys import install_hash  # noqa: F401  (re-exported: callers name it with the models)
+from scoring.shapes import CELL_KEY
 
 # The key of the PostgreSQL advisory lock that serializes handing out contributor numbers.
 NUMBERING_LOCK = 0x70726167  # "prag"
@@ -238,18 +239,7 @@ class Cell(models.Model):
     class Meta:
         constraints = [
             models.UniqueConstraint(
-                fields=[
-                    "contributor",
-                    "day",
-                    "harness",
-                    "model",
-                    "effort",
-                    "planner_model",
-                    "planner_effort",
-                    "builder_model",
-                    "builder_effort",
-                    "judged",
-                ],
+                fields=list(CELL_KEY),
                 name="cell_key",
             ),
         ]

@@ -91,7 +91,9 @@ def _stored_cells(since: dt.date | None, until: dt.date | None, harness: str | N
     histograms = rows["x_histogram"]
     # "l w l w": 2n - 1 spaces for n entries, none for an empty histogram.
     entries = np.where(histograms.str.len().to_numpy() > 0, (histograms.str.count(" ").to_numpy() + 1) // 2, 0)
-    pairs = np.array(" ".join(histograms[entries > 0].tolist()).split(), dtype=np.float64).reshape(-1, 2)
+    # Parsed by numpy from one text: no Python object per number.
+    text = " ".join(histograms[entries > 0].tolist())
+    pairs = np.fromstring(text, dtype=np.float64, sep=" ").reshape(-1, 2)
     frame = pd.DataFrame(
         {
             "contributor": rows["contributor"].to_numpy(dtype=np.int64),

@@ -23,6 +23,17 @@ def ranked_labels(snapshot: Snapshot, view: str) -> list[str]:
     return [group["label"] for group in snapshot.views[view]["groups"]]
 
 
+def interval_pages(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
+    """The pages that print intervals: the front page, the top pairing's, the top two compared, the methodology."""
+    first, second = ranked_labels(snapshot, "modelCombo")[:2]
+    return [
+        ("/", {}),
+        ("/pairing/", {"view": "modelCombo", "label": first}),
+        ("/compare/", {"view": "modelCombo", "a": first, "b": second}),
+        ("/methodology/", {}),
+    ]
+
+
 def page_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
     """Every public page and rankings download, with the parameters that choose a view, window or group."""
     first, second = ranked_labels(snapshot, "modelCombo")[:2]

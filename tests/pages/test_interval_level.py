@@ -8,7 +8,7 @@ from django.test import Client
 from pages.wording import INTERVAL_PERCENT
 from rankings.models import Snapshot
 from scoring.shapes import INTERVAL_LEVEL
-from tests.pages.conftest import ranked_labels
+from tests.pages.conftest import interval_pages
 
 REPO = Path(__file__).resolve().parents[2]
 STATED_LEVEL = re.compile(r"(\d+)% intervals?\b")
@@ -16,14 +16,7 @@ STATED_LEVEL = re.compile(r"(\d+)% intervals?\b")
 
 def test_it_states_the_methods_level_on_every_page_with_intervals(client: Client, demo_snapshot: Snapshot) -> None:
     assert round(100 * INTERVAL_LEVEL) == INTERVAL_PERCENT
-    first, second = ranked_labels(demo_snapshot, "modelCombo")[:2]
-    pages = [
-        ("/", {}),
-        ("/pairing/", {"view": "modelCombo", "label": first}),
-        ("/compare/", {"view": "modelCombo", "a": first, "b": second}),
-        ("/methodology/", {}),
-    ]
-    for path, params in pages:
+    for path, params in interval_pages(demo_snapshot):
         stated = {int(level) for level in STATED_LEVEL.findall(client.get(path, params).content.decode())}
         assert stated == {INTERVAL_PERCENT}, path
 

@@ -19,7 +19,7 @@ from django.test import Client
 from core import page_cache, redis_breaker
 from rankings.models import Snapshot
 from tests.cycles.wire import envelope
-from tests.pages.conftest import ranked_labels
+from tests.pages.conftest import interval_pages
 from tests.redis_servers import OwnRedis, redis_cache
 
 TIMEOUT = 0.5
@@ -73,14 +73,7 @@ def test_ingest_waits_for_a_hung_redis_once_then_answers_503_at_once(
 def test_pages_forms_and_ingest_share_one_wait_for_a_hung_redis(
     demo_snapshot: Snapshot, own_redis: OwnRedis, client: Client
 ) -> None:
-    first, second = ranked_labels(demo_snapshot, "modelCombo")[:2]
-    pages = [
-        ("/", {}),
-        ("/pairing/", {"view": "modelCombo", "label": first}),
-        ("/compare/", {"view": "modelCombo", "a": first, "b": second}),
-        ("/methodology/", {}),
-        ("/api/v1/stats", {}),
-    ]
+    pages = [*interval_pages(demo_snapshot), ("/api/v1/stats", {})]
     assert [client.get(path, params).status_code for path, params in pages] == [200] * len(pages)
     form = Client()
     token = form.get("/contribute/").cookies["csrftoken"].value

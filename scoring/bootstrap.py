@@ -21,7 +21,7 @@ import numpy.typing as npt
 from scipy import stats
 
 from scoring.axis_samples import log_values, quantise
-from scoring.cell_medians import BinnedBag, group_bags, pool_bag
+from scoring.cell_medians import BinnedBag, binned_group_bags, binned_pool_bag
 from scoring.finishing import adjusted, score_of_adjusted
 from scoring.judged import Contributions
 from scoring.scorecard import bounds_of, members, pool_bag_rows, stable_order_by
@@ -99,10 +99,10 @@ def resample_layout(
         cell_of_row=cell_of_row,
         cell_values=np.ascontiguousarray(cell_columns.T),
         cell_columns=cell_columns,
-        bags=group_bags(
+        bags=binned_group_bags(
             latency, bag_cell, weight, bounds_of(np.bincount(row_group[bag], minlength=groups)), cell_bounds
         ),
-        pool_bag=pool_bag(latency, bag_cell, weight, len(cell_keys)),
+        pool_bag=binned_pool_bag(latency, bag_cell, weight, len(cell_keys)),
     )
 
 

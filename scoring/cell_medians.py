@@ -79,7 +79,7 @@ class BinnedBag:
         return out
 
 
-def group_bags(
+def binned_group_bags(
     latency: FloatArray, bag_cell: IntArray, weight: IntArray, bag_bounds: IntArray, cell_bounds: IntArray
 ) -> tuple[BinnedBag, ...]:
     """Each group's bag: group j's pairs are bag_bounds[j]:bag_bounds[j+1], already in latency order, and its cells
@@ -92,7 +92,7 @@ def group_bags(
     return tuple(bags)
 
 
-def pool_bag(latency: FloatArray, bag_cell: IntArray, weight: IntArray, cells: int) -> BinnedBag:
+def binned_pool_bag(latency: FloatArray, bag_cell: IntArray, weight: IntArray, cells: int) -> BinnedBag:
     """All groups' pairs together as one bag over every cell (A4's pool median)."""
     order = np.argsort(latency, kind="stable")
     return BinnedBag.of(latency[order], bag_cell[order], weight[order], 0, cells)

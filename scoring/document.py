@@ -71,6 +71,17 @@ class Prepared:
     judged: JudgedCycles
     contributions: Contributions
     groupings: dict[ViewName, Grouping]
+    # Each view's point scorecard once made: the views and the rank stability's pass both start from it.
+    cards: dict[tuple[str, int, int], PointScorecard] = field(default_factory=dict, compare=False, repr=False)
+
+    def card(self, view: ViewName | str, config: "ScoringConfig") -> PointScorecard:
+        """The view's point scorecard under config's threshold and k (made on first use; views never share one,
+        so views scored in parallel threads never make the same card twice)."""
+        key = (str(view), config.min_judged, config.evidence_k)
+        if key not in self.cards:
+            grouping = self.groupings[view]  # type: ignore[index]
+            self.cards[key] = point_scorecard(grouping, self.contributions, config.min_judged, config.evidence_k)
+        return self.cards[key]
 
 
 def prepare(cycles: pd.DataFrame, config: ScoringConfig, since: date | None, until: date | None) -> Prepared:
@@ -87,7 +98,7 @@ class ViewResult:
 
 def score_view(prepared: Prepared, view: ViewName, config: ScoringConfig, *, keep_axes: bool = False) -> ViewResult:
     grouping = prepared.groupings[view]
-    card = point_scorecard(grouping, prepared.contributions, config.min_judged, config.evidence_k)
+    card = prepared.card(view, config)
     samples = axis_codes = None
     if config.resamples > 0:
         drawn = bootstrap_scores(

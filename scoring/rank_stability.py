@@ -19,7 +19,7 @@ import numpy.typing as npt
 
 from scoring.document import Prepared, ScoringConfig
 from scoring.finishing import finish_adjusted_score
-from scoring.scorecard import PointScorecard, group_bags, point_scorecard, pool_bag_rows
+from scoring.scorecard import PointScorecard, group_bags, pool_bag_rows
 from scoring.shapes import SUMS, A, S
 from scoring.sums import evidence, pool_axes, raw_axes
 
@@ -146,7 +146,7 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
     contributions = prepared.contributions
     who = prepared.judged.contributor_code
     contributors = prepared.judged.contributors
-    card = point_scorecard(grouping, contributions, config.min_judged, config.evidence_k)
+    card = prepared.card(view, config)
     ranked_ids = np.flatnonzero(card.ranked).astype(np.int64)
     groups = len(ranked_ids)
     position = np.full(len(grouping.labels), -1, dtype=np.int64)

@@ -5,7 +5,7 @@ import pytest
 
 from scoring import cell_medians
 from scoring.bootstrap import resample_cell_counts, resample_layout, resampled_scores
-from scoring.cell_medians import BinnedBag, group_bags, pool_bag
+from scoring.cell_medians import BinnedBag, binned_group_bags, binned_pool_bag
 from scoring.document import ScoringConfig, prepare
 from scoring.scorecard import bounds_of, point_scorecard
 from scoring.sums import weighted_medians
@@ -37,8 +37,8 @@ def test_binned_medians_are_the_weighted_medians_of_the_drawn_pairs(
     monkeypatch.setattr(cell_medians, "BINS", bins)
     cell, latency, weight, cell_bounds = _pairs(seed)
     order, bounds = _group_order(cell, latency, cell_bounds)
-    bags = group_bags(latency[order], cell[order], weight[order], bounds, cell_bounds)
-    pool = pool_bag(latency, cell, weight, int(cell_bounds[-1]))
+    bags = binned_group_bags(latency[order], cell[order], weight[order], bounds, cell_bounds)
+    pool = binned_pool_bag(latency, cell, weight, int(cell_bounds[-1]))
     counts = resample_cell_counts(np.random.default_rng(seed), cell_bounds, 25)
     counts[0] = 0  # a resample that draws nothing beyond the first group: no weight, no median elsewhere
     counts[0, : cell_bounds[1]] = 1

@@ -193,22 +193,18 @@ def test_plain_http_redirects_to_https(proxy: Proxy) -> None:
     assert response.getheader("Location") == "https://localhost/data/?x=1"
 
 
-def test_a_body_over_the_cap_is_refused_with_413(proxy: Proxy) -> None:
-    over = b"x" * (68 * 10**6 + 1)
-    # Caddy answers 413 and closes while the client is still sending: on a busy machine the reset can reach
-    # the client before it reads the answer. A send cut that way is tried again; the 413 must be read once.
-    seen: list[object] = []
-    for _ in range(5):
-        try:
-            status, _, _ = proxy.request(
-                "POST", "/api/v1/contributions", body=over, headers={"Content-Type": "application/json"}
-            )
-        except (ConnectionError, ssl.SSLError) as cut:
-            seen.append(type(cut).__name__)
-            continue
-        seen.append(status)
-        break
-    assert seen[-1] == 413, seen
+def test_a_body_announced_over_the_cap_is_refused_with_413_before_it_is_sent(proxy: Proxy) -> None:
+    # Answered from the headers alone: Caddy never buffers such a body, so the app is never handed a cut one (which
+    # it refused while Caddy was still writing it, and Caddy then answered 502 or 413 by a race).
+    with proxy.slow_socket() as tls:
+        tls.sendall(
+            b"POST /api/v1/contributions HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n"
+            b"Content-Length: 68000001\r\n\r\n"
+        )
+        answer = b""
+        while b"\r\n" not in answer and (block := tls.recv(4096)):
+            answer += block
+    assert answer.split(b"\r\n", 1)[0] == b"HTTP/1.1 413 Request Entity Too Large", answer[:200]
 
 
 def test_a_clients_own_x_forwarded_for_does_not_change_its_address(proxy: Proxy) -> None:

@@ -10,12 +10,17 @@ import pytest
 from lab import importers
 from lab.downloads import forget_local_downloads
 from lab.services import import_source
+from tests import demo_pool
 
 DATA = Path(__file__).resolve().parents[2] / "lab" / "data"
 AKITA = DATA / "akita"
 AIDER = DATA / "aider_runs.jsonl"
 SWEBENCH_PRO = DATA / "swebench_pro_runs.jsonl"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
+
+# The published demo pool these tests read (tests/demo_pool.py).
+published_demo = demo_pool.published_demo
+demo_snapshot = demo_pool.demo_snapshot
 
 SHIPPED = ((AKITA, "akita"), (AIDER, "aider"), (SWEBENCH_PRO, "swebench-pro"))
 
@@ -65,10 +70,6 @@ def _cold_process_memo() -> Any:
 
 
 @pytest.fixture
-def demo_document(db: None) -> dict[str, Any]:
+def demo_document(demo_snapshot: Any) -> dict[str, Any]:
     """A published demo field ranking (the leaderboard's own generator), as its document."""
-    from rankings import demo
-    from rankings.models import Snapshot
-
-    snapshot_id = demo.load_demo(count=1500)
-    return dict(Snapshot.objects.get(id=snapshot_id).document)
+    return dict(demo_snapshot.document)

@@ -5,6 +5,11 @@ from urllib.parse import urlsplit, urlunsplit
 
 import pytest
 
+# The published demo pool, for any test that names it (tests/demo_pool.py): published once per test process.
+from tests.demo_pool import demo_snapshot, published_demo
+
+__all__ = ["demo_snapshot", "published_demo"]
+
 
 def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist each worker process gets a Redis database of its own (the next numbers after

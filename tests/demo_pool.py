@@ -1,55 +1,82 @@
-"""The demo pool published for tests: scored once per test process, stored again per test (tests.pages, tests.lab).
+"""The demo pool published for tests: published once per test process by load_demo, put back per test.
 
-Imported into a folder's conftest.py, the fixtures serve that folder's tests.
+`published_demo` runs the real path once (rankings.demo.load_demo: generate, store, full recompute) in a
+transaction that is rolled back, so the database stays empty for every other test, and keeps what it stored.
+`demo_snapshot` puts those rows back in the test's own transaction: the contributors as they were (their ids
+too, which the sequence handed out already, so no later row takes one and the snapshot's fingerprint, which
+names them, still holds), their cycles through the storage's own bulk path (COPY, which keeps the cells), the
+snapshot and its group scores as the publish wrote them. No recompute runs per test; a test that needs one (a
+contribution, a retraction, a recompute) runs its own. The fixtures are registered for every test in
+tests/conftest.py.
 """
 
 import copy
+import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
 import pytest
 from django.db import transaction
 
-from rankings import demo
-from rankings.cells import cells_fingerprint, pool_cells
+from ingest.contract import STORED_FIELDS
+from ingest.models import Contributor, Cycle
+from ingest.services import store_made_facts
+from rankings import current, demo
 from rankings.models import GroupScore, Snapshot
-from rankings.selectors import scoring_config
 
-# Smaller than the make-run demo so each test recomputes in well under a second.
+# Smaller than the make-run demo so the one recompute per test process takes well under a second.
 TEST_CYCLES = 1500
 
 
 @dataclass(frozen=True)
 class PublishedDemo:
-    """What publishing the test pool stored, kept once per test session (per xdist worker)."""
+    """What publishing the test pool stored, kept once per test process (per xdist worker)."""
 
+    contributors: list[dict[str, Any]]  # the Contributor rows' fields, ids included
+    facts: dict[int, list[dict[str, Any]]]  # each contributor's cycles in stored field names, in stored order
+    stored_at: dt.datetime  # the cycles' `generated` and `received_at`: load_demo stores them in one batch
     snapshot: dict[str, Any]  # the Snapshot's fields but its id
     scores: list[dict[str, Any]]  # its GroupScore rows' fields but theirs and the snapshot's
 
 
 @pytest.fixture(scope="session")
 def published_demo(django_db_setup: None, django_db_blocker: Any) -> PublishedDemo:
-    """The test pool scored once: a recompute inside a transaction that is rolled back, so the database stays
-    empty for every other test, and what it stored is kept to be put back per test."""
+    """The test pool published once through load_demo, inside a transaction that is rolled back."""
     with django_db_blocker.unblock(), transaction.atomic():
         snapshot = Snapshot.objects.get(id=demo.load_demo(count=TEST_CYCLES))
+        contributors = [dict(row) for row in Contributor.objects.order_by("id").values()]
+        facts: dict[int, list[dict[str, Any]]] = {}
+        for row in Cycle.objects.order_by("id").values("contributor_id", *STORED_FIELDS):
+            facts.setdefault(row.pop("contributor_id"), []).append(row)
+        (stored_at,) = {t for pair in Cycle.objects.values_list("generated", "received_at").distinct() for t in pair}
         fields = {f.attname: getattr(snapshot, f.attname) for f in Snapshot._meta.concrete_fields if not f.primary_key}
         scores = list(GroupScore.objects.filter(snapshot=snapshot).values())
         transaction.set_rollback(True)
     return PublishedDemo(
+        contributors=contributors,
+        facts=facts,
+        stored_at=stored_at,
         snapshot=fields,
         scores=[{k: v for k, v in score.items() if k not in ("id", "snapshot_id")} for score in scores],
     )
 
 
+def put_back(published: PublishedDemo) -> Snapshot:
+    """Store the published pool and its snapshot again, in one transaction (a savepoint inside a test's)."""
+    with transaction.atomic():
+        Contributor.objects.bulk_create([Contributor(**row) for row in published.contributors])
+        store_made_facts(published.facts, generated=published.stored_at, now=published.stored_at)
+        # A copy: tests edit the document they are given.
+        snapshot = Snapshot.objects.create(**copy.deepcopy(published.snapshot))
+        GroupScore.objects.bulk_create([GroupScore(snapshot=snapshot, **score) for score in published.scores])
+        # What the publish (rankings.recompute._store) runs on commit that the pages read: the cached pages
+        # retired. As for a real publish, never run in a test whose transaction is rolled back; at the commit
+        # under a live server. Its other two only queue the worker's export and window warming.
+        transaction.on_commit(current.snapshot_published)
+    return snapshot
+
+
 @pytest.fixture
 def demo_snapshot(db: None, published_demo: PublishedDemo) -> Snapshot:
-    """The demo pool stored and its snapshot published, as load_demo does, without scoring it again: the same
-    generator and seed store the same cycles, and the session's snapshot of them is stored beside them."""
-    demo.store_demo_cycles(count=TEST_CYCLES)
-    # The fingerprint names the contributors' ids, which are this test's own: an unchanged pool stays unchanged.
-    fingerprint = cells_fingerprint(pool_cells(), scoring_config())
-    # A copy: tests edit the document they are given.
-    snapshot = Snapshot.objects.create(**{**copy.deepcopy(published_demo.snapshot), "fingerprint": fingerprint})
-    GroupScore.objects.bulk_create([GroupScore(snapshot=snapshot, **score) for score in published_demo.scores])
-    return snapshot
+    """The demo pool stored and its snapshot published, as load_demo leaves them, without scoring it again."""
+    return put_back(published_demo)

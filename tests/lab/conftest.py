@@ -10,17 +10,12 @@ import pytest
 from lab import importers
 from lab.downloads import forget_local_downloads
 from lab.services import import_source
-from tests import demo_pool
 
 DATA = Path(__file__).resolve().parents[2] / "lab" / "data"
 AKITA = DATA / "akita"
 AIDER = DATA / "aider_runs.jsonl"
 SWEBENCH_PRO = DATA / "swebench_pro_runs.jsonl"
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
-
-# The published demo pool these tests read (tests/demo_pool.py).
-published_demo = demo_pool.published_demo
-demo_snapshot = demo_pool.demo_snapshot
 
 SHIPPED = ((AKITA, "akita"), (AIDER, "aider"), (SWEBENCH_PRO, "swebench-pro"))
 

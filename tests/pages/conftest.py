@@ -1,4 +1,4 @@
-"""The page tests' helpers: the published demo pool (tests/demo_pool.py), the pages' paths, a page read as text."""
+"""The page tests' helpers: the pages' paths, a page read as text (the published demo pool: tests/demo_pool.py)."""
 
 import html
 import re
@@ -6,11 +6,6 @@ import re
 from django.utils import timezone
 
 from rankings.models import Snapshot
-from tests import demo_pool
-
-# The published demo pool these tests read (tests/demo_pool.py).
-published_demo = demo_pool.published_demo
-demo_snapshot = demo_pool.demo_snapshot
 
 
 def ranked_labels(snapshot: Snapshot, view: str) -> list[str]:

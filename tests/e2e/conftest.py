@@ -8,8 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from core import page_cache
-from rankings import demo
+from rankings.models import Snapshot
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"
@@ -58,13 +57,13 @@ def matrix_from_the_front_page(browser, site: str, lens: str = ""):  # type: ign
     return page
 
 
-def serve_demo(live_server, *, count: int) -> str:  # type: ignore[no-untyped-def]
-    """The live server's address, with a demo pool of `count` cycles published and no page held over.
+@pytest.fixture
+def demo_site(transactional_db: None, live_server, demo_snapshot: Snapshot) -> str:  # type: ignore[no-untyped-def]
+    """The live server's address, with the demo pool published (tests/demo_pool.py) and committed, so the
+    server's threads read it; its commit retires the pages held over.
 
-    Call it in a fixture the test names before `browser`: Playwright's loop must not share a
-    thread with the ORM, so everything is stored before the browser starts."""
-    page_cache.forget_process_copies()
-    demo.load_demo(count=count)
+    Name it before `browser`: Playwright's loop must not share a thread with the ORM, so everything is
+    stored before the browser starts."""
     return str(live_server.url)
 
 

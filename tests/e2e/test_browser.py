@@ -11,15 +11,14 @@ from tests.e2e.conftest import (
     SCREENSHOTS,
     matrix_from_the_front_page,
     overflowing,
-    serve_demo,
 )
 
 pytestmark = BROWSER_TESTS
 
 
 @pytest.fixture
-def site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
-    return serve_demo(live_server, count=1500)
+def site(demo_site: str) -> str:
+    return demo_site
 
 
 def test_it_clicks_from_the_leaderboard_to_a_pairing_and_a_comparison(site: str, browser) -> None:  # type: ignore[no-untyped-def]

@@ -2,7 +2,7 @@
 
 import pytest
 
-from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing, serve_demo
+from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing
 
 pytestmark = BROWSER_TESTS
 
@@ -19,8 +19,8 @@ AXIS_TABLE = """() => {
 
 
 @pytest.fixture
-def site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
-    return serve_demo(live_server, count=1500)
+def site(demo_site: str) -> str:
+    return demo_site
 
 
 @pytest.mark.parametrize(("viewport", "name"), [(PHONE, "phone"), (DESKTOP, "desktop")])

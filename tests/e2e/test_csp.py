@@ -4,7 +4,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from tests.e2e.conftest import BROWSER_TESTS, PHONE, serve_demo
+from tests.e2e.conftest import BROWSER_TESTS, PHONE
 
 pytestmark = BROWSER_TESTS
 
@@ -18,8 +18,8 @@ document.addEventListener('securitypolicyviolation', (e) => {
 
 
 @pytest.fixture
-def site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
-    return serve_demo(live_server, count=600)
+def site(demo_site: str) -> str:
+    return demo_site
 
 
 @pytest.fixture

@@ -6,7 +6,7 @@ from urllib.parse import urlencode
 import pytest
 from django.core.management import call_command
 
-from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing, serve_demo
+from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing
 from tests.lab.conftest import SHIPPED
 
 pytestmark = BROWSER_TESTS
@@ -15,11 +15,10 @@ PAIRING = "claude-opus-4.8 → claude-opus-4.8"
 
 
 @pytest.fixture
-def lab_site(transactional_db: None, live_server) -> str:  # type: ignore[no-untyped-def]
-    url = serve_demo(live_server, count=1500)
+def lab_site(demo_site: str) -> str:
     for path, fmt in SHIPPED:
         call_command("import_lab", str(path), "--format", fmt, stdout=StringIO())
-    return url
+    return demo_site
 
 
 # Table boxes (matching a selector) that scroll sideways on their own.

@@ -7,7 +7,7 @@ import pytest
 
 from rankings.models import Snapshot
 from scoring.shapes import PAIR_ARROW
-from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing, serve_demo
+from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing
 
 pytestmark = BROWSER_TESTS
 
@@ -29,9 +29,8 @@ PICTURE = """() => {
 
 
 @pytest.fixture
-def crowded(transactional_db: None, live_server) -> dict[str, object]:  # type: ignore[no-untyped-def]
+def crowded(demo_site: str) -> dict[str, object]:
     """The site, and in each view the pairing whose builder has the most planners ranked with it."""
-    url = serve_demo(live_server, count=1500)
     views = Snapshot.objects.latest("id").views
     chosen: dict[str, tuple[str, list[str]]] = {}
     for view in VIEWS:
@@ -39,7 +38,7 @@ def crowded(transactional_db: None, live_server) -> dict[str, object]:  # type: 
         builder, _ = Counter(label.split(PAIR_ARROW)[1] for label in labels).most_common(1)[0]
         planners = [label.split(PAIR_ARROW)[0] for label in labels if label.split(PAIR_ARROW)[1] == builder]
         chosen[view] = (f"{planners[-1]}{PAIR_ARROW}{builder}", planners)
-    return {"url": url, "chosen": chosen}
+    return {"url": demo_site, "chosen": chosen}
 
 
 @pytest.mark.parametrize("view", VIEWS)

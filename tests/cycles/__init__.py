@@ -4,6 +4,9 @@ The renderings beside this module only change the form, never the values:
 `tests.cycles.stored` (model rows through the storage), `tests.cycles.wire` (rows and envelopes as the
 OpenCode plugin sends them) and `tests.cycles.frames` (the scorer's pandas frames). This module is pure
 Python, so the benchmarks import it without Django.
+
+A whole pool as the site shows it (contributors with habits of their own) is not made here: that is rankings.demo's,
+the generator `make run` shows, which the page, lab and browser tests read through tests/demo_pool.py.
 """
 
 from __future__ import annotations

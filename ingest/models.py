@@ -96,12 +96,18 @@ class Retraction(models.Model):
         return f"retraction {self.id}"
 
 
+def _in_pool(rows: type[models.Model]) -> Q:
+    """The pool's rule on rows that name their contributor (cycles, cells): not retracted, and demo rows only
+    while no real contributor has any."""
+    real = rows._default_manager.filter(contributor__is_demo=False, contributor__retracted_at__isnull=True)
+    return Q(Q(contributor__is_demo=False) | ~Exists(real), contributor__retracted_at__isnull=True)
+
+
 class CycleQuerySet(models.QuerySet["Cycle"]):
     def in_pool(self) -> "CycleQuerySet":
         """The cycles that count: of contributors who have not retracted, and demo cycles only while no
         real contributor has any, so generated data never mixes with real data."""
-        real = Cycle.objects.filter(contributor__is_demo=False, contributor__retracted_at__isnull=True)
-        return self.filter(contributor__retracted_at__isnull=True).filter(Q(contributor__is_demo=False) | ~Exists(real))
+        return self.filter(_in_pool(Cycle))
 
     def judged(self) -> "CycleQuerySet":
         return self.filter(JUDGED_RULE)
@@ -191,8 +197,7 @@ class Receipt(models.Model):
 class CellQuerySet(models.QuerySet["Cell"]):
     def in_pool(self) -> "CellQuerySet":
         """The cells that count, by Cycle.objects.in_pool()'s rule on their contributors."""
-        real = Cell.objects.filter(contributor__is_demo=False, contributor__retracted_at__isnull=True)
-        return self.filter(contributor__retracted_at__isnull=True).filter(Q(contributor__is_demo=False) | ~Exists(real))
+        return self.filter(_in_pool(Cell))
 
 
 class Cell(models.Model):

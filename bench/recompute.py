@@ -8,8 +8,9 @@ the baseline every ratio divides by. Then, in a child process, the service's pat
 the cells PostgreSQL keeps as cycles arrive (one query), scoring them (six views, B resamples, B3 and rank
 stability), `rankings.recompute.publish` from read to published (fingerprint, document, samples,
 history rows; the worker's tasks it queues, the export of cycles.csv and the warming of the
-day windows, timed apart), a contribution of 10 cycles from stored to published and its
-retraction from deleted to published, and the child's peak memory. `--cycles-path` adds, in
+day windows, timed apart), a contribution of 10 cycles from stored (through the ingest's own
+validate_envelope and contribute) to published and its retraction from deleted to published, and
+the child's peak memory. `--cycles-path` adds, in
 a second child, the engine's stages on every cycle read into pandas (the path before cells).
 The scratch database is named after DATABASE_URL's (<name>_bench_recompute), so people
 benchmarking from their own databases on one server do not drop each other's.
@@ -197,12 +198,13 @@ def measure_service(resamples: int) -> dict[str, float]:
     from django.utils import timezone
 
     from ingest import hooks
-    from ingest.models import Contributor, Cycle, install_hash
-    from ingest.services import retract, store_made_cycles
+    from ingest.contract import validate_envelope
+    from ingest.services import contribute, retract
     from rankings import cycles_file, recompute, windows
     from rankings.cells import pool_cells
     from rankings.selectors import scoring_config
     from scoring.cells import score_cells
+    from tests.cycles.wire import envelope
 
     # Nor is the recompute a contribution or retraction queues run in-process at its commit: it is timed here.
     hooks.cycles_changed.disconnect(dispatch_uid="leaderboard.recompute")
@@ -227,45 +229,13 @@ def measure_service(resamples: int) -> dict[str, float]:
     _, export_seconds = seconds_of(lambda: cycles_file.write_cycles_export(snapshot_id=snapshot_id))
     _, warm_seconds = seconds_of(lambda: windows.warm_windows(snapshot_id=snapshot_id))
 
-    # A contribution of 10 cycles from a new install, stored, then its snapshot published.
-    now = timezone.now()
+    # A contribution of 10 cycles from a new install, through the ingest's own checks and store, then
+    # its snapshot published.
     install = uuid.uuid4()
-    contributor = Contributor.objects.create(install_hash=install_hash(install), first_seen=now, last_seen=now)
-    made = [
-        Cycle(
-            contributor=contributor,
-            cycle_key=f"{0xF000 + i:016x}",
-            day="2026-10-30",
-            model="claude-opus-5",
-            provider="anthropic",
-            role=2,
-            planner_model="claude-opus-5",
-            planner_provider="anthropic",
-            builder_model="claude-opus-5",
-            builder_provider="anthropic",
-            human_turns=1,
-            assistant_steps=30,
-            edits=5,
-            edit_paths=1,
-            edit_errors=0,
-            cost_usd=1.0,
-            shipped=1,
-            active_hours=0.2,
-            verified=1,
-            intervened=0,
-            step_seconds_median=4.5,
-            ship_status=0,
-            effort="max",
-            planner_effort="max",
-            builder_effort="max",
-            harness="opencode",
-            harness_version="1.4.0",
-            generated=now,
-            received_at=now,
-        )
-        for i in range(10)
-    ]
-    _, contribution_seconds = seconds_of(lambda: (store_made_cycles(made), publish()))
+    checked = validate_envelope(envelope(10, install=install), now=timezone.now(), max_rows=10)
+    assert checked.envelope is not None, checked.errors[:3]
+    contribution = checked.envelope
+    _, contribution_seconds = seconds_of(lambda: (contribute(envelope=contribution, now=timezone.now()), publish()))
     # Its retraction: the cycles deleted, then the snapshot without them published.
     _, retraction_seconds = seconds_of(lambda: (retract(install=install, now=timezone.now()), publish()))
     return {

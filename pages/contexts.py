@@ -166,12 +166,7 @@ def leaderboard_context(
     domain = score_domain(rows)
     for row in rows:
         row["bar"] = interval_bar(
-            score=row["score_adj"],
-            lo=row["lo"],
-            hi=row["hi"],
-            colour=row["colour"],
-            label=row["label"],
-            domain=domain,
+            score=row["score_adj"], lo=row["lo"], hi=row["hi"], colour=row["colour"], label=row["label"], domain=domain
         )
     shown = sorted_rows(rows, sort)
     context.update(

@@ -14,7 +14,6 @@ import io
 from typing import Any, Final
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 from django.db.models import F, FloatField
 from django.db.models.expressions import RawSQL
@@ -28,9 +27,6 @@ from scoring import ScoringConfig
 from scoring.cells import Cells, cells_of_cycles
 from scoring.public_labels import fold_unshown_names
 from scoring.shapes import CELL_KEY, CELL_TALLIES, SUMS
-
-IntArray = npt.NDArray[np.int64]
-FloatArray = npt.NDArray[np.float64]
 
 _TALLIED: Final = (*SUMS, *CELL_TALLIES)
 _TEXT_COLUMNS: Final = frozenset(CELL_KEY) - {"contributor", "day", "judged"}

@@ -20,9 +20,7 @@ import base64
 import numpy as np
 import numpy.typing as npt
 
-from scoring.shapes import AXES
-
-FloatArray = npt.NDArray[np.float64]
+from scoring.shapes import AXES, FloatArray
 
 STEPS_PER_UNIT = 1024
 NULL_CODE = -32768

@@ -25,12 +25,8 @@ from scoring.cell_medians import BinnedBag, binned_group_bags, binned_pool_bag
 from scoring.finishing import adjusted, score_of_adjusted
 from scoring.judged import Contributions
 from scoring.scorecard import bounds_of, members, pool_bag_rows, stable_order_by
-from scoring.shapes import AXES, EVIDENCE_K, INTERVAL_LEVEL
+from scoring.shapes import AXES, EVIDENCE_K, INTERVAL_LEVEL, BoolArray, FloatArray, IntArray
 from scoring.sums import evidence, group_sums, pool_axes, raw_axes
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 # Draw counts per chunk (resamples x cells); a few arrays of this size are alive at once.
 CHUNK_CELLS = 4_000_000

@@ -3,12 +3,8 @@
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
-from scoring.shapes import DOMINATED_SHARE, THIN_BELOW, Flag
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from scoring.shapes import DOMINATED_SHARE, THIN_BELOW, Flag, FloatArray, IntArray
 
 
 def _open(lo: FloatArray, hi: FloatArray) -> tuple[FloatArray, FloatArray]:

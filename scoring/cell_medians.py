@@ -17,10 +17,8 @@ Pure: numpy, no Django.
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from scoring.shapes import FloatArray, IntArray
 
 BINS = 256  # runs per bag at the most
 # A bag's cells x runs matrix holds at most this many entries (32 MB): a bag of many cells gets fewer runs.

@@ -19,7 +19,6 @@ from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
 from scoring.document import Prepared, ScoredPool, ScoringConfig, score_prepared
@@ -38,10 +37,7 @@ from scoring.judged import (
     names_at,
     scope_mask,
 )
-from scoring.shapes import CELL_KEY, CELL_TALLIES, CYCLE_COLUMNS, SUMS, S
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from scoring.shapes import CELL_KEY, CELL_TALLIES, CYCLE_COLUMNS, SUMS, FloatArray, IntArray, S
 
 NO_CYCLES = pd.DataFrame({name: pd.Series(dtype="object") for name in CYCLE_COLUMNS})
 

@@ -17,16 +17,14 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 
 from scoring.axis_samples import DIRECTION, decode, encode
 from scoring.compare import PairedInterval, paired_interval, ranked_pair
 from scoring.document import ScoringConfig
 from scoring.finishing import log_distance
-from scoring.shapes import AXES, AXIS_TIER, TIER_NAMES, ViewName
+from scoring.shapes import AXES, AXIS_TIER, TIER_NAMES, FloatArray, ViewName
 
-FloatArray = npt.NDArray[np.float64]
 Side = Literal["A", "B", "even"]
 
 

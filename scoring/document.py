@@ -36,7 +36,9 @@ from scoring.shapes import (
     VIEWS,
     WEIGHTS_LABEL,
     DocumentMeta,
+    FloatArray,
     GroupRow,
+    IntArray,
     PoolDocument,
     ProvisionalRow,
     S,
@@ -44,9 +46,6 @@ from scoring.shapes import (
     ViewMeta,
     ViewName,
 )
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 # Views are independent (one random stream each): two run at once on the two cores.
 VIEW_WORKERS = 2

@@ -8,12 +8,8 @@ estimate and the bootstrap share one code path. Null is NaN.
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
-from scoring.shapes import AXES, EVIDENCE_K, IMPUTED_TIER, SPAN, TIERS, A
-
-FloatArray = npt.NDArray[np.float64]
-BoolArray = npt.NDArray[np.bool_]
+from scoring.shapes import AXES, EVIDENCE_K, IMPUTED_TIER, SPAN, TIERS, A, BoolArray, FloatArray
 
 _TIER_WEIGHTS = np.array([tier.weight for tier in TIERS], dtype=np.float64)
 _TIER_AXES = [[A[name] for name in tier.axes] for tier in TIERS]

@@ -11,9 +11,7 @@ import numpy.typing as npt
 import pandas as pd
 
 from scoring.judged import JudgedCycles
-from scoring.shapes import FAMILY_HUES, NO_EFFORT, PAIR_ARROW, VIEWS, ViewName
-
-IntArray = npt.NDArray[np.int64]
+from scoring.shapes import FAMILY_HUES, NO_EFFORT, PAIR_ARROW, VIEWS, IntArray, ViewName
 
 
 @lru_cache(maxsize=16)

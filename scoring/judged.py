@@ -8,11 +8,17 @@ import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
-from scoring.shapes import CYCLE_COLUMNS, SHIP_JUDGED, SHIP_PENDING, SHIP_UNSHIPPABLE, SUMS, S
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
+from scoring.shapes import (
+    CYCLE_COLUMNS,
+    SHIP_JUDGED,
+    SHIP_PENDING,
+    SHIP_UNSHIPPABLE,
+    SUMS,
+    BoolArray,
+    FloatArray,
+    IntArray,
+    S,
+)
 
 _EMPTY_DAY = np.array([], dtype="datetime64[D]")
 

@@ -15,16 +15,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
 from scoring.document import Prepared, ScoringConfig
 from scoring.finishing import finish_adjusted_score
 from scoring.scorecard import PointScorecard, group_bags, pool_bag_rows
-from scoring.shapes import SUMS, A, S
+from scoring.shapes import SUMS, A, FloatArray, IntArray, S
 from scoring.sums import evidence, pool_axes, raw_axes
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
 
 # Leave-one-out runs x ranked groups finished at once; a few float arrays of ten times this size are alive.
 STABILITY_CHUNK_CELLS = 400_000

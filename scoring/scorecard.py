@@ -7,17 +7,12 @@ cycles out its own way (scoring.bootstrap).
 from dataclasses import dataclass
 
 import numpy as np
-import numpy.typing as npt
 
 from scoring.finishing import Finished, finish
 from scoring.groupings import Grouping
 from scoring.judged import Contributions
-from scoring.shapes import EVIDENCE_K, MIN_JUDGED, SUMS, S
+from scoring.shapes import EVIDENCE_K, MIN_JUDGED, SUMS, BoolArray, FloatArray, IntArray, S
 from scoring.sums import evidence, pool_axes, raw_axes, weighted_medians
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
-BoolArray = npt.NDArray[np.bool_]
 
 
 def stable_order_by(codes: IntArray, groups: int) -> IntArray:

@@ -8,6 +8,14 @@ import math
 from dataclasses import dataclass
 from typing import Final, Literal, NotRequired, TypedDict
 
+import numpy as np
+import numpy.typing as npt
+
+# The engine's arrays: values (NaN for null), counts and indices, masks.
+FloatArray = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.int64]
+BoolArray = npt.NDArray[np.bool_]
+
 # The stored field names (ingest.models.Cycle) that the engine reads, in one tuple so the
 # caller can select exactly these in one query (and no more: at a million cycles every
 # extra text column costs the read a second).

@@ -8,10 +8,7 @@ offsets); a resample is a matrix of counts (how often each cycle was drawn).
 import numpy as np
 import numpy.typing as npt
 
-from scoring.shapes import AXES, SUMS, A, S
-
-FloatArray = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.int64]
+from scoring.shapes import AXES, SUMS, A, FloatArray, IntArray, S
 
 
 def running_weights(weights: npt.NDArray[np.integer]) -> IntArray:

@@ -3,7 +3,6 @@
 from functools import cache
 
 import numpy as np
-import numpy.typing as npt
 import pandas as pd
 import pytest
 from scipy.special import expit
@@ -14,9 +13,8 @@ from scoring.axis_samples import NULL_CODE, decode, encode, log_values, quantise
 from scoring.compare_axes import AxisDifference, compare_axes_from_samples, compare_axes_of_groups, switch_summary
 from scoring.document import ScoringConfig, prepare, score_view
 from scoring.finishing import log_distance
-from scoring.shapes import AXES, AXIS_NAMES, CYCLE_COLUMNS, A
+from scoring.shapes import AXES, AXIS_NAMES, CYCLE_COLUMNS, A, FloatArray
 
-FloatArray = npt.NDArray[np.float64]
 CONFIG = ScoringConfig()  # B = 200, the published setting
 CHEAP, DEAR = "alpha-1 → alpha-1", "beta-1 → beta-1"
 

@@ -24,7 +24,7 @@ from scoring.axis_samples import log_values, quantise
 from scoring.cell_medians import BinnedBag, binned_group_bags, binned_pool_bag
 from scoring.finishing import adjusted, score_of_adjusted
 from scoring.judged import Contributions
-from scoring.scorecard import bounds_of, members, pool_bag_rows, stable_order_by
+from scoring.scorecard import bounds_of, group_bags, members, stable_order_by
 from scoring.shapes import AXES, EVIDENCE_K, INTERVAL_LEVEL, BoolArray, FloatArray, IntArray
 from scoring.sums import evidence, group_sums, pool_axes, raw_axes
 
@@ -35,19 +35,17 @@ SCORE_RANGE = (0.0, 100.0)
 
 @dataclass(frozen=True)
 class ResampleLayout:
-    """The cycles of a view's ranked groups, laid out for resampling by cell.
+    """The rows of a view's ranked groups, laid out for resampling by cell.
 
-    Layout group j is ranked group j (group order) and spans rows bounds[j]:bounds[j+1]. Inside a group the
-    cycles without a latency come first, then the rest by latency (ties in canonical order). The latency bags
-    are the rows with a latency, each group's in its own BinnedBag. Cells
-    (group x contributor) are numbered group by group, contributors ascending: group j's cells are
-    cell_bounds[j]:cell_bounds[j+1].
+    Layout group j is ranked group j (group order) and spans rows bounds[j]:bounds[j+1], in canonical order
+    inside it. Cells (group x contributor) are numbered group by group, contributors ascending: group j's cells
+    are cell_bounds[j]:cell_bounds[j+1]. The latency bags are the rows' pairs, each group's in its own BinnedBag.
     """
 
-    rows: IntArray  # (n,) the judged cycle at each laid-out position
+    rows: IntArray  # (n,) the judged row at each laid-out position
     bounds: IntArray
     cell_bounds: IntArray
-    cell_of_row: IntArray  # (n,) the cell of each laid-out cycle
+    cell_of_row: IntArray  # (n,) the cell of each laid-out row
     cell_values: FloatArray  # (cells, S) each cell's sums
     cell_columns: FloatArray  # (S, cells) the same laid out by sum, for segmented sums
     bags: tuple[BinnedBag, ...]  # (G,) each ranked group's latency bag, for its resampled medians
@@ -66,15 +64,12 @@ def resample_layout(
     member = members(codes, ranked)
     ranked_codes = np.flatnonzero(ranked)
     groups = len(ranked_codes)
-    sizes = np.bincount(codes[member], minlength=len(ranked))[ranked_codes]
     layout_group = np.full(len(ranked), -1, dtype=np.int64)
     layout_group[ranked_codes] = np.arange(groups)
-    cycle_group = np.where(member, layout_group[np.maximum(codes, 0)], -1)
-    without_latency = np.flatnonzero(member & (contributions.latency < 0))
-    with_latency = pool_bag_rows(codes, ranked, contributions)
-    ordered = np.concatenate((without_latency, with_latency))
-    rows = ordered[stable_order_by(cycle_group[ordered], groups)]
-    row_group = cycle_group[rows]
+    in_view = np.flatnonzero(member)
+    in_view_group = layout_group[codes[in_view]]
+    order = stable_order_by(in_view_group, groups)
+    rows, row_group = in_view[order], in_view_group[order]
     # Cells: distinct (group, contributor) keys in ascending order, so numbered group by group.
     width = int(contributor.max()) + 1 if len(contributor) else 1
     cell_keys, cell_of_row = _distinct(row_group * width + contributor[rows], groups * width)
@@ -82,22 +77,22 @@ def resample_layout(
     for s, column in enumerate(contributions.columns):
         cell_columns[s] = np.bincount(cell_of_row, weights=column[rows], minlength=len(cell_keys))
     cells_per_group = np.bincount(cell_keys // width, minlength=groups)
-    bag = np.flatnonzero(contributions.latency[rows] >= 0)
-    bag_rows = rows[bag]
-    latency = contributions.latency[bag_rows]
-    bag_cell = cell_of_row[bag]
-    weight = contributions.steps[bag_rows].astype(np.int64)
+    # The rows' latency pairs, group by group and in latency order inside each, named by their cell.
+    bag, bag_bounds = group_bags(codes, ranked, contributions)
+    cell_of = np.full(len(codes), -1, dtype=np.int64)
+    cell_of[rows] = cell_of_row
+    bag_cell = cell_of[contributions.pair_row[bag]]
+    latency = contributions.pair_latency[bag]
+    weight = contributions.pair_steps[bag]
     cell_bounds = bounds_of(cells_per_group)
     return ResampleLayout(
         rows=rows,
-        bounds=bounds_of(sizes),
+        bounds=bounds_of(np.bincount(row_group, minlength=groups)),
         cell_bounds=cell_bounds,
         cell_of_row=cell_of_row,
         cell_values=np.ascontiguousarray(cell_columns.T),
         cell_columns=cell_columns,
-        bags=binned_group_bags(
-            latency, bag_cell, weight, bounds_of(np.bincount(row_group[bag], minlength=groups)), cell_bounds
-        ),
+        bags=binned_group_bags(latency, bag_cell, weight, bag_bounds, cell_bounds),
         pool_bag=binned_pool_bag(latency, bag_cell, weight, len(cell_keys)),
     )
 

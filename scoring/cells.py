@@ -7,10 +7,11 @@ one statistic that is not a sum, the weighted median of latmed, is kept exact by
 its distinct latencies, each with the steps (a) of the cell's cycles at that latency. A weighted median reads only
 the running weight at each distinct value, so merging equal values is exact.
 
-The engine then runs unchanged on rows: a cell's row carries its sums and no latency, and each histogram entry is
-a row of its own with zero sums, its latency and weight, and its cell's contributor, day and names. Every stage
-sees the same groups, cells, sums and bags as it would from the cycles, so the document equals score_pool's on
-the cycles (tests/scoring/test_cells.py), while the rows grow with cells and distinct latencies, not cycles.
+The engine then runs unchanged on rows: a cell is one row with its sums, its contributor, day and names, and its
+histogram entries are its latency pairs (scoring.judged.Contributions), as a cycle's one latency is the cycle's.
+Every stage sees the same groups, cells, sums and bags as it would from the cycles, so the document equals
+score_pool's on the cycles (tests/scoring/test_cells.py), while the rows grow with cells, and only the pairs
+with distinct latencies.
 
 Pure: numpy and pandas, no Django.
 """
@@ -74,8 +75,8 @@ def cells_of_cycles(cycles: pd.DataFrame) -> Cells:
         "pending": tally.pending,
         "unshippable": tally.unshippable,
         "shipJudgedShipped": tally.ship_judged_shipped,
-        "x_latency": part.latency,
-        "x_weight": np.where(part.latency >= 0, part.steps, 0),
+        "x_latency": _per_row(part.pair_row, part.pair_latency, len(rows), -1.0),
+        "x_weight": _per_row(part.pair_row, part.pair_steps, len(rows), 0),
     }
     scored = rows[key].reset_index(drop=True).assign(judged=True, **counted)
     unjudged = frame.loc[~judged, key].reset_index(drop=True)
@@ -94,6 +95,13 @@ def cells_of_cycles(cycles: pd.DataFrame) -> Cells:
     )
 
 
+def _per_row(pair_row: IntArray, values: FloatArray | IntArray, rows: int, missing: float) -> FloatArray:
+    """A cycle's one latency pair back on its row (`missing` for a cycle without one)."""
+    out = np.full(rows, missing, dtype=np.float64)
+    out[pair_row] = values
+    return out
+
+
 def prepare_cells(
     cells: Cells,
     config: ScoringConfig,
@@ -101,7 +109,7 @@ def prepare_cells(
     until: date | None = None,
     harness: str | None = None,
 ) -> Prepared:
-    """The engine's rows from cells: the judged cells in scope, then one row per histogram entry."""
+    """The engine's rows from cells: one row per judged cell in scope, its histogram entries as its pairs."""
     frame = cells.frame
     days = days_of(frame)
     keep = frame["judged"].to_numpy(dtype=np.bool_) & scope_mask(days, since, until)
@@ -110,33 +118,25 @@ def prepare_cells(
     contributor_all = frame["contributor"].to_numpy(dtype=np.int64)
     kept = np.flatnonzero(keep)
     kept = kept[np.lexsort((days[kept], contributor_all[kept]))]
+    row_of_cell = np.full(len(frame), -1, dtype=np.int64)
+    row_of_cell[kept] = np.arange(len(kept))
     in_bag = keep[cells.bag_cell]
-    bag_cell, bag_latency, bag_weight = cells.bag_cell[in_bag], cells.bag_latency[in_bag], cells.bag_weight[in_bag]
-    source = np.concatenate((kept, bag_cell)).astype(np.int64)  # the cell each row comes from
-    rows, cell_rows = len(source), len(kept)
-    contributor = contributor_all[source]
+    contributor = contributor_all[kept]
     ids, contributor_code = np.unique(contributor, return_inverse=True)
 
     def cell_column(name: str) -> IntArray:
-        values = np.zeros(rows, dtype=np.int64)
-        values[:cell_rows] = frame[name].to_numpy(dtype=np.int64)[kept]
-        return values
+        return frame[name].to_numpy(dtype=np.int64)[kept]
 
-    by_column = np.zeros((len(SUMS), rows))
+    by_column = np.empty((len(SUMS), len(kept)))
     for s, name in enumerate(SUMS):
-        by_column[s, :cell_rows] = frame[name].to_numpy(dtype=np.float64)[kept]
-    latency = np.full(rows, -1.0)
-    latency[cell_rows:] = bag_latency
-    steps = np.zeros(rows, dtype=np.int64)
-    steps[cell_rows:] = bag_weight
-    with_latency = np.arange(cell_rows, rows)
+        by_column[s] = frame[name].to_numpy(dtype=np.float64)[kept]
     judged = JudgedCycles(
         contributor=contributor,
         contributor_code=contributor_code.ravel().astype(np.int64),
         contributors=len(ids),
-        day=days[source],
+        day=days[kept],
         numbers={},
-        names={name: names_at(frame[name], source) for name in NAME_COLUMNS},
+        names={name: names_at(frame[name], kept) for name in NAME_COLUMNS},
         tallies=Tallies(
             cycles=cell_column("hjudged"),
             ship_judged=cell_column("hshipJudged"),
@@ -146,12 +146,8 @@ def prepare_cells(
             ship_judged_shipped=cell_column("shipJudgedShipped"),
         ),
     )
-    part = Contributions(
-        values=np.ascontiguousarray(by_column.T),
-        columns=by_column,
-        latency=latency,
-        steps=steps,
-        latency_order=with_latency[np.argsort(bag_latency, kind="stable")].astype(np.int64),
+    part = Contributions.of_pairs(
+        by_column, row_of_cell[cells.bag_cell[in_bag]], cells.bag_latency[in_bag], cells.bag_weight[in_bag]
     )
     return Prepared(judged, part, view_groupings(judged, config.family_pattern))
 

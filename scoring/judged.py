@@ -171,13 +171,35 @@ def judged_in_scope(cycles: pd.DataFrame, since: date | None = None, until: date
 
 @dataclass(frozen=True)
 class Contributions:
-    """What each judged cycle adds to its group's sums (N x S), and its latency pair."""
+    """What each judged row adds to its group's sums (S x N), and the rows' latency pairs (A3's bags).
 
-    values: FloatArray  # (N, S), rows gathered per group by the bootstrap
-    columns: FloatArray  # (S, N), the same laid out by sum, for the point estimate's bincounts
-    latency: FloatArray  # latmed, < 0 when the cycle has none
-    steps: IntArray  # a: the latency weight
-    latency_order: IntArray  # the cycles that have a latency, sorted by it (sorted once for all views)
+    A row is one cycle, or one cell of cycles (scoring.cells): a cycle has at most one latency pair, a cell one
+    per distinct latency of its histogram. The pairs are sorted by latency once for all views, ties in the order
+    they were given (the rows' canonical order).
+    """
+
+    columns: FloatArray  # (S, N) laid out by sum, for bincounts and segmented sums
+    pair_row: IntArray  # (P,) the row each latency pair belongs to
+    pair_latency: FloatArray  # (P,) latmed, ascending
+    pair_steps: IntArray  # (P,) a: the pair's weight
+
+    @classmethod
+    def of_pairs(
+        cls, columns: FloatArray, pair_row: IntArray, pair_latency: FloatArray, pair_steps: IntArray
+    ) -> "Contributions":
+        order = np.argsort(pair_latency, kind="stable")
+        return cls(
+            columns=columns,
+            pair_row=np.asarray(pair_row, dtype=np.int64)[order],
+            pair_latency=np.asarray(pair_latency, dtype=np.float64)[order],
+            pair_steps=np.asarray(pair_steps, dtype=np.int64)[order],
+        )
+
+    @classmethod
+    def of_rows(cls, columns: FloatArray, latency: FloatArray, steps: IntArray) -> "Contributions":
+        """One pair per row that has a latency (latency >= 0)."""
+        with_latency = np.flatnonzero(latency >= 0)
+        return cls.of_pairs(columns, with_latency, latency[with_latency], steps[with_latency])
 
 
 def contributions(judged: JudgedCycles) -> Contributions:
@@ -202,16 +224,10 @@ def contributions(judged: JudgedCycles) -> Contributions:
         "habort": number["intervened"] == 1,
         "hu": u,
     }
-    # Filled column by column (each write contiguous), then laid out by row for gathering.
+    # Filled column by column, each write contiguous.
     by_column = np.empty((len(SUMS), len(judged)))
     for name, column in columns.items():
         by_column[S[name]] = column
-    latency = number["step_seconds_median"].astype(np.float64)
-    with_latency = np.flatnonzero(latency >= 0)
-    return Contributions(
-        values=np.ascontiguousarray(by_column.T),
-        columns=by_column,
-        latency=latency,
-        steps=number["assistant_steps"].astype(np.int64),
-        latency_order=with_latency[np.argsort(latency[with_latency], kind="stable")].astype(np.int64),
+    return Contributions.of_rows(
+        by_column, number["step_seconds_median"].astype(np.float64), number["assistant_steps"].astype(np.int64)
     )

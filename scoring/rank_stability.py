@@ -18,7 +18,7 @@ import numpy as np
 
 from scoring.document import Prepared, ScoringConfig
 from scoring.finishing import finish_adjusted_score
-from scoring.scorecard import PointScorecard, group_bags, pool_bag_rows
+from scoring.scorecard import PointScorecard, group_bags, pool_bag_pairs
 from scoring.shapes import SUMS, A, FloatArray, IntArray, S
 from scoring.sums import evidence, pool_axes, raw_axes
 
@@ -160,17 +160,18 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
     totals = card.sums[ranked_ids]
 
     # Each group's latency without the cell's contributor: one query per cell whose contributor has pairs there.
-    bag_rows, bag_bounds = group_bags(codes, card.ranked, contributions)
-    bag_weights = contributions.steps[bag_rows]
+    bag, bag_bounds = group_bags(codes, card.ranked, contributions)
+    bag_rows = contributions.pair_row[bag]
+    bag_weights = contributions.pair_steps[bag]
     bag_cell = ranked_group[bag_rows] * contributors + who[bag_rows]
-    stride = len(bag_rows) + 1
+    stride = len(bag) + 1
     keyed = _KeyedWeights.of([(0, bag_cell)], bag_weights)
     cell_latency = card.raw[ranked_ids[cell_group], A["lat"]].copy()
     with_pairs = np.flatnonzero(np.isin(cells, _distinct(bag_cell, groups * contributors)[0], assume_unique=True))
     if len(with_pairs):
         query_group = cell_group[with_pairs]
         cell_latency[with_pairs] = reduced_medians(
-            contributions.latency[bag_rows],
+            contributions.pair_latency[bag],
             bag_weights,
             bag_bounds[query_group],
             bag_bounds[query_group + 1],
@@ -184,10 +185,11 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
 
     # The pool's latency in each run: all ranked groups' pairs together, less the contributor's, less the groups
     # that the contributor's leaving drops below the ranking threshold (their other contributors' pairs).
-    pool_rows = pool_bag_rows(codes, card.ranked, contributions)
-    pool_weights = contributions.steps[pool_rows]
+    pool = pool_bag_pairs(codes, card.ranked, contributions)
+    pool_rows = contributions.pair_row[pool]
+    pool_weights = contributions.pair_steps[pool]
     pool_group, pool_who = ranked_group[pool_rows], who[pool_rows]
-    stride = len(pool_rows) + 1
+    stride = len(pool) + 1
     group_class = contributors
     cell_class = contributors + groups
     keyed = _KeyedWeights.of(
@@ -197,10 +199,10 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
     dropped = np.flatnonzero(totals[cell_group, S["hjudged"]] - cell_sums[:, S["hjudged"]] < config.min_judged)
     runs = np.arange(contributors)
     pool_latency = reduced_medians(
-        contributions.latency[pool_rows],
+        contributions.pair_latency[pool],
         pool_weights,
         np.zeros(contributors, dtype=np.int64),
-        np.full(contributors, len(pool_rows), dtype=np.int64),
+        np.full(contributors, len(pool), dtype=np.int64),
         keyed,
         _Removal(
             query=np.concatenate((runs, cell_run[dropped], cell_run[dropped])),

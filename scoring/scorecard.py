@@ -1,7 +1,7 @@
 """One view's scorecard: sums per group, raw axes, the pool and finishing (scoring spec A2-A5).
 
-The point estimate sums straight from each cycle's group code; the bootstrap lays the
-cycles out its own way (scoring.bootstrap).
+The point estimate sums straight from each row's group code; the bootstrap lays the
+rows out its own way (scoring.bootstrap).
 """
 
 from dataclasses import dataclass
@@ -26,29 +26,28 @@ def bounds_of(sizes: IntArray) -> IntArray:
 
 
 def members(codes: IntArray, keep: BoolArray) -> BoolArray:
-    """The cycles whose group is kept (a code of -1 is outside the view)."""
+    """The rows whose group is kept (a code of -1 is outside the view)."""
     member = codes >= 0
     member[member] = keep[codes[member]]
     return member
 
 
 def group_bags(codes: IntArray, keep: BoolArray, contributions: Contributions) -> tuple[IntArray, IntArray]:
-    """The kept groups' latency bags: cycle positions sorted by group then latency, and each bag's bounds.
+    """The kept groups' latency bags: pair positions sorted by group then latency, and each bag's bounds.
 
-    The cycles come in latency order (sorted once for all views); a stable sort by group
+    The pairs come in latency order (sorted once for all views); a stable sort by group
     keeps that order inside each bag.
     """
-    order = contributions.latency_order
-    by_latency = order[members(codes, keep)[order]]
-    rows = by_latency[stable_order_by(codes[by_latency], len(keep))]
-    sizes = np.bincount(codes[rows], minlength=len(keep))[keep]
-    return rows, bounds_of(sizes)
+    pairs = pool_bag_pairs(codes, keep, contributions)
+    pair_codes = codes[contributions.pair_row[pairs]]
+    order = stable_order_by(pair_codes, len(keep))
+    sizes = np.bincount(pair_codes, minlength=len(keep))[keep]
+    return pairs[order], bounds_of(sizes)
 
 
-def pool_bag_rows(codes: IntArray, keep: BoolArray, contributions: Contributions) -> IntArray:
+def pool_bag_pairs(codes: IntArray, keep: BoolArray, contributions: Contributions) -> IntArray:
     """All kept groups' latency pairs together, in latency order: the pool's bag (A4)."""
-    order = contributions.latency_order
-    return order[members(codes, keep)[order]]
+    return np.flatnonzero(members(codes, keep)[contributions.pair_row])
 
 
 @dataclass(frozen=True)
@@ -75,14 +74,14 @@ def point_scorecard(
     for s in range(len(SUMS)):
         sums[:, s] = np.bincount(in_view, weights=contributions.columns[s][member], minlength=groups)
     everyone = np.ones(groups, dtype=np.bool_)
-    bag_rows, bag_bounds = group_bags(codes, everyone, contributions)
-    latency = weighted_medians(contributions.latency[bag_rows], contributions.steps[bag_rows], bag_bounds)[0]
+    bag, bag_bounds = group_bags(codes, everyone, contributions)
+    latency = weighted_medians(contributions.pair_latency[bag], contributions.pair_steps[bag], bag_bounds)[0]
     raw = raw_axes(sums, latency)
     ev = evidence(sums)
     ranked = sums[:, S["hjudged"]] >= min_judged
-    pool_rows = pool_bag_rows(codes, ranked, contributions)
+    pool_pairs = pool_bag_pairs(codes, ranked, contributions)
     pool_latency = weighted_medians(
-        contributions.latency[pool_rows], contributions.steps[pool_rows], np.array([0, len(pool_rows)])
+        contributions.pair_latency[pool_pairs], contributions.pair_steps[pool_pairs], np.array([0, len(pool_pairs)])
     )[:, 0]
     pool = pool_axes(sums[None, ranked, :], pool_latency)[0]
     finished = finish(raw[ranked], ev[ranked], pool[None, :], evidence_k)

@@ -32,15 +32,12 @@ def _prepared(n: int, seed: int, contributors: int = 6) -> tuple[JudgedCycles, C
 def _materialized_score_adj(cycles: Contributions, group: np.ndarray, counts: np.ndarray) -> np.ndarray:
     """Score one resample the slow, obvious way: repeat each drawn cycle and run the point scorecard."""
     repeat = counts.astype(np.int64)
-    values = np.repeat(cycles.values, repeat, axis=0)
-    latency = np.repeat(cycles.latency, repeat)
-    with_latency = np.flatnonzero(latency >= 0)
-    resampled = Contributions(
-        values=values,
-        columns=np.ascontiguousarray(values.T),
-        latency=latency,
-        steps=np.repeat(cycles.steps, repeat),
-        latency_order=with_latency[np.argsort(latency[with_latency], kind="stable")],
+    latency = np.full(cycles.columns.shape[1], -1.0)
+    latency[cycles.pair_row] = cycles.pair_latency
+    steps = np.zeros(cycles.columns.shape[1], dtype=np.int64)
+    steps[cycles.pair_row] = cycles.pair_steps
+    resampled = Contributions.of_rows(
+        np.repeat(cycles.columns, repeat, axis=1), np.repeat(latency, repeat), np.repeat(steps, repeat)
     )
     groups = int(group.max()) + 1
     grouping = Grouping("model", np.repeat(group, repeat), [f"g{i}" for i in range(groups)], [0] * groups, None, None)
@@ -54,12 +51,11 @@ def _assert_cell_counts_score_as_materialized(judged: JudgedCycles, cycles: Cont
     counts = resample_cell_counts(np.random.default_rng(7), layout.cell_bounds, 4)
     rows = layout.rows
     # The layout's own cycles, in layout order, as contributions; each drawn cell repeats all its cycles.
-    layout_cycles = Contributions(
-        values=cycles.values[rows],
-        columns=np.ascontiguousarray(cycles.values[rows].T),
-        latency=cycles.latency[rows],
-        steps=cycles.steps[rows],
-        latency_order=np.array([], dtype=np.int64),
+    position = np.full(cycles.columns.shape[1], -1)
+    position[rows] = np.arange(len(rows))
+    mine = position[cycles.pair_row] >= 0
+    layout_cycles = Contributions.of_pairs(
+        cycles.columns[:, rows], position[cycles.pair_row[mine]], cycles.pair_latency[mine], cycles.pair_steps[mine]
     )
     group = np.repeat(np.arange(len(layout.bounds) - 1), np.diff(layout.bounds))
 
@@ -96,7 +92,7 @@ def test_it_lays_out_one_cell_per_group_and_contributor() -> None:
     for cell in range(int(layout.cell_bounds[-1])):
         mine = layout.cell_of_row == cell
         assert len(set(contributor[mine])) == 1 and len(set(group[mine])) == 1
-    np.testing.assert_allclose(layout.cell_values.sum(axis=0), cycles.values[layout.rows].sum(axis=0), rtol=1e-12)
+    np.testing.assert_allclose(layout.cell_values.sum(axis=0), cycles.columns[:, layout.rows].sum(axis=1), rtol=1e-12)
 
 
 def test_it_draws_as_many_cells_as_each_group_has() -> None:

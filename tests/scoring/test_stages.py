@@ -57,7 +57,7 @@ def test_it_sorts_judged_cycles_canonically_whatever_the_row_order() -> None:
     backward = judged_in_scope(cycle_frame(rows).iloc[::-1])
     assert forward.contributor.tolist() == [1, 1, 2]
     assert [str(d) for d in forward.day] == ["2026-03-01", "2026-03-05", "2026-03-01"]
-    assert np.array_equal(contributions(forward).values, contributions(backward).values)
+    assert np.array_equal(contributions(forward).columns, contributions(backward).columns)
 
 
 def test_it_refuses_a_frame_without_the_cycle_columns() -> None:
@@ -161,7 +161,7 @@ def test_it_counts_one_shot_as_one_turn_or_two_with_a_planner_and_only_when_ship
         ]
     )
     judged = judged_in_scope(frame)
-    hone = contributions(judged).values[:, S["hone"]]
+    hone = contributions(judged).columns[S["hone"]]
     assert hone.tolist() == [1, 0, 1, 0, 0]
 
 
@@ -174,7 +174,7 @@ def test_it_sums_ship_costs_and_hours_over_shipped_cycles_only() -> None:
             {"ship_status": 2, "shipped": 0},
         ]
     )
-    totals = contributions(judged_in_scope(frame)).values.sum(axis=0)
+    totals = contributions(judged_in_scope(frame)).columns.sum(axis=1)
     expected = {
         "hjudged": 4,
         "hshipJudged": 3,

@@ -144,6 +144,8 @@ def cells_fingerprint(cells: Cells, config: ScoringConfig) -> str:
         # Sorted row hashes: the same cells in another order are the same pool.
         rows = pd.util.hash_pandas_object(cells.frame, index=False).to_numpy()
         digest.update(np.sort(rows).tobytes())
-        bag = np.stack((rows[cells.bag_cell], cells.bag_latency.view(np.uint64), cells.bag_weight.view(np.uint64)))
-        digest.update(bag[:, np.lexsort(bag[::-1])].tobytes())
+        # Each histogram entry hashed with its cell's row: one sort of one array, not a sort on three keys.
+        entry = pd.util.hash_array(rows[cells.bag_cell] ^ pd.util.hash_array(cells.bag_latency.view(np.uint64)))
+        entry = pd.util.hash_array(entry ^ pd.util.hash_array(cells.bag_weight.view(np.uint64)))
+        digest.update(np.sort(entry).tobytes())
     return digest.hexdigest()

@@ -10,31 +10,20 @@ can learn a folded name.
 from collections.abc import Mapping
 from typing import Any, Final
 
-import pandas as pd
-
-from ingest.selectors import pool_cycles
-from rankings.public_names import NameDecisions, counted_contributor, public_name_rule
-from scoring.public_labels import HARNESS_COLUMNS, OTHER_LABEL
+from scoring.cells import Cells
+from scoring.public_labels import OTHER_LABEL
 
 # The published document's meta key listing the pool's harnesses (sorted names).
 HARNESSES_KEY: Final = "harnesses"
 
 
-def shown_harnesses(decisions: NameDecisions) -> list[str]:
-    """The harness names of the pool that the public-label rule shows, sorted (one query of distinct senders)."""
-    pairs = pd.DataFrame.from_records(
-        list(
-            pool_cycles()
-            .annotate(counted=counted_contributor("contributor__"))
-            .values_list("contributor_id", "harness", "counted")
-            .distinct()
-        ),
-        columns=["contributor", "harness", "counted"],
-    )
-    counted = frozenset(pairs.loc[pairs["counted"].astype(bool), "contributor"].tolist())
-    rule = public_name_rule(counted=counted, decisions=decisions)
-    kind = next(kind for kind in rule.kinds if kind.columns == HARNESS_COLUMNS)
-    return sorted(rule.shown_in(pairs, kind) - {"", OTHER_LABEL})
+def shown_harnesses(cells: Cells) -> list[str]:
+    """The harness names of the pool's cells that the public-label rule shows, sorted.
+
+    pool_cells has already folded every name the rule may not show into "(other)", by the senders within the
+    cells, so what is left is what a lens may offer.
+    """
+    return sorted(set(cells.frame["harness"].tolist()) - {"", OTHER_LABEL})
 
 
 def published_harnesses(document: Mapping[str, Any]) -> list[str]:

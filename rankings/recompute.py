@@ -120,7 +120,7 @@ def publish(*, force: bool = False) -> Snapshot | None:
     # Scores, then B3 and rank stability (which never raise: they say what they could not do).
     scored, _ = score_cells(cells, config, generated=iso_z(now), keep_axes=True)
     document, samples = scored.document, {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
-    document["meta"][HARNESSES_KEY] = shown_harnesses(decisions)  # the lenses ?harness= may choose
+    document["meta"][HARNESSES_KEY] = shown_harnesses(cells)  # the lenses ?harness= may choose
     log.info("recompute: scored in %.1f s", time.perf_counter() - started)
     snapshot = _store(
         document=document,

@@ -18,7 +18,7 @@ import numpy as np
 
 from scoring.document import Prepared, ScoringConfig
 from scoring.finishing import finish_adjusted_score
-from scoring.scorecard import PointScorecard, group_bags, pool_bag_pairs
+from scoring.scorecard import PointScorecard, group_bags, pool_bag_pairs, stable_order_by
 from scoring.shapes import SUMS, A, FloatArray, IntArray, S
 from scoring.sums import evidence, pool_axes, raw_axes
 
@@ -38,17 +38,19 @@ class _KeyedWeights:
     running: IntArray
 
     @classmethod
-    def of(cls, classes: list[tuple[int, IntArray]], weights: IntArray) -> "_KeyedWeights":
-        """Keys for each class (first code, per-pair codes) in turn; classes must come in ascending key ranges.
+    def of(cls, classes: list[tuple[int, IntArray, IntArray]], weights: IntArray) -> "_KeyedWeights":
+        """Keys for each class (first code, per-pair codes, the pairs' positions ascending) in turn; classes must
+        come in ascending key ranges.
 
         A pair at position p of code k gets key (first + k) * stride + p. A stable sort by code keeps positions
         ascending within a code, so the keys come out sorted without sorting them.
         """
         stride = len(weights) + 1
         keys, ordered_weights = [], []
-        for first, codes in classes:
-            order = np.argsort(codes.astype(np.uint16) if len(codes) and codes.max() < 2**16 else codes, kind="stable")
-            keys.append((first + codes[order]) * stride + order)
+        for first, codes, positions in classes:
+            by_code = stable_order_by(codes, int(codes.max()) + 1 if len(codes) else 1)
+            order = positions[by_code]
+            keys.append((first + codes[by_code]) * stride + order)
             ordered_weights.append(weights[order])
         running = np.zeros(sum(len(k) for k in keys) + 1, dtype=np.int64)
         np.cumsum(np.concatenate(ordered_weights), out=running[1:])
@@ -165,7 +167,7 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
     bag_weights = contributions.pair_steps[bag]
     bag_cell = ranked_group[bag_rows] * contributors + who[bag_rows]
     stride = len(bag) + 1
-    keyed = _KeyedWeights.of([(0, bag_cell)], bag_weights)
+    keyed = _KeyedWeights.of([(0, bag_cell, np.arange(len(bag)))], bag_weights)
     cell_latency = card.raw[ranked_ids[cell_group], A["lat"]].copy()
     with_pairs = np.flatnonzero(np.isin(cells, _distinct(bag_cell, groups * contributors)[0], assume_unique=True))
     if len(with_pairs):
@@ -192,11 +194,19 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
     stride = len(pool) + 1
     group_class = contributors
     cell_class = contributors + groups
+    dropped = np.flatnonzero(totals[cell_group, S["hjudged"]] - cell_sums[:, S["hjudged"]] < config.min_judged)
+    # Only the cells whose leaving drops their group are ever left out as cells: only their pairs are keyed.
+    pool_cell = pool_group * contributors + pool_who
+    in_dropped = np.flatnonzero(np.isin(pool_cell, cells[dropped]))
+    everything = np.arange(len(pool))
     keyed = _KeyedWeights.of(
-        [(0, pool_who), (group_class, pool_group), (cell_class, pool_group * contributors + pool_who)],
+        [
+            (0, pool_who, everything),
+            (group_class, pool_group, everything),
+            (cell_class, pool_cell[in_dropped], in_dropped),
+        ],
         pool_weights,
     )
-    dropped = np.flatnonzero(totals[cell_group, S["hjudged"]] - cell_sums[:, S["hjudged"]] < config.min_judged)
     runs = np.arange(contributors)
     pool_latency = reduced_medians(
         contributions.pair_latency[pool],

@@ -16,9 +16,13 @@ from scoring.sums import evidence, pool_axes, raw_axes, weighted_medians
 
 
 def stable_order_by(codes: IntArray, groups: int) -> IntArray:
-    """Stable argsort of small group codes (a radix sort when they fit 16 bits)."""
-    small = codes.astype(np.uint16) if groups <= 2**16 else codes
-    return np.argsort(small, kind="stable").astype(np.int64)
+    """Stable argsort of codes in [0, groups): numpy's radix sort on 16 bits, in two passes up to 32 bits."""
+    if groups <= 2**16:
+        return np.argsort(codes.astype(np.uint16), kind="stable").astype(np.int64)
+    if groups > 2**32:
+        return np.argsort(codes, kind="stable").astype(np.int64)
+    low = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
+    return low[np.argsort((codes[low] >> 16).astype(np.uint16), kind="stable")].astype(np.int64)
 
 
 def bounds_of(sizes: IntArray) -> IntArray:

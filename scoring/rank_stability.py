@@ -4,9 +4,7 @@ For every ranked group, the range of its point rank (1 + the ranked groups with 
 each contributor with judged cycles in scope is left out in turn. Leaving one out is not a new recompute: its
 (group, contributor) sums are subtracted from the group totals, the groups that fall below the ranking threshold
 leave the ranking and the pool, and the pool and finishing run once on the reduced sums of every leave-one-out at
-once. The latency medians without a contributor are exact: a bisection over each latency bag's running weights,
-less the running weight of the cycles left out (kept per contributor, group and cell as sorted keys), so no bag is
-ever rebuilt.
+once. The latency medians without a contributor are exact (scoring.reduced_medians), and no bag is ever rebuilt.
 
 Pure: numpy, no Django.
 """
@@ -18,93 +16,13 @@ import numpy as np
 
 from scoring.document import Prepared, ScoringConfig
 from scoring.finishing import finish_adjusted_score
-from scoring.scorecard import PointScorecard, group_bags, pool_bag_pairs, stable_order_by
+from scoring.reduced_medians import Removal, reduced_medians
+from scoring.scorecard import PointScorecard, group_bags, pool_bag_pairs
 from scoring.shapes import SUMS, A, FloatArray, IntArray, S
 from scoring.sums import evidence, pool_axes, raw_axes
 
 # Leave-one-out runs x ranked groups finished at once; a few float arrays of ten times this size are alive.
 STABILITY_CHUNK_CELLS = 400_000
-
-
-@dataclass(frozen=True)
-class _KeyedWeights:
-    """Latency pairs of one sorted bag layout, re-sorted by key = class base + position, with running weights.
-
-    The weight left out of a class (a contributor, a group, a cell) before position j is
-    running[searchsorted(keys, base + j)] - running[searchsorted(keys, base + start)].
-    """
-
-    keys: IntArray
-    running: IntArray
-
-    @classmethod
-    def of(cls, classes: list[tuple[int, IntArray, IntArray]], weights: IntArray) -> "_KeyedWeights":
-        """Keys for each class (first code, per-pair codes, the pairs' positions ascending) in turn; classes must
-        come in ascending key ranges.
-
-        A pair at position p of code k gets key (first + k) * stride + p. A stable sort by code keeps positions
-        ascending within a code, so the keys come out sorted without sorting them.
-        """
-        stride = len(weights) + 1
-        keys, ordered_weights = [], []
-        for first, codes, positions in classes:
-            by_code = stable_order_by(codes, int(codes.max()) + 1 if len(codes) else 1)
-            order = positions[by_code]
-            keys.append((first + codes[by_code]) * stride + order)
-            ordered_weights.append(weights[order])
-        running = np.zeros(sum(len(k) for k in keys) + 1, dtype=np.int64)
-        np.cumsum(np.concatenate(ordered_weights), out=running[1:])
-        return cls(keys=np.concatenate(keys).astype(np.int64), running=running)
-
-    def before(self, base: IntArray, position: IntArray) -> IntArray:
-        return self.running[np.searchsorted(self.keys, base + position, side="left")]
-
-
-@dataclass(frozen=True)
-class _Removal:
-    """Per query, the weighted pairs left out: terms (query, class base, sign) over one _KeyedWeights."""
-
-    query: IntArray
-    base: IntArray
-    sign: IntArray
-
-
-def reduced_medians(
-    values: FloatArray,
-    weights: IntArray,
-    starts: IntArray,
-    ends: IntArray,
-    keyed: _KeyedWeights,
-    removal: _Removal,
-) -> FloatArray:
-    """A3's weighted median of bag [starts[q], ends[q]) of ``values`` (sorted in each bag) without some pairs.
-
-    The running weight of the bag less that of the pairs left out is non-decreasing in the position, so the first
-    position where it reaches half the remaining total is found by bisection, all queries at once. NaN where no
-    weight remains.
-    """
-    running = np.zeros(len(weights) + 1, dtype=np.int64)
-    np.cumsum(weights, out=running[1:])
-    queries = len(starts)
-    left_out_before_start = keyed.before(removal.base, starts[removal.query])
-
-    def kept_before(position: IntArray) -> IntArray:
-        left_out = removal.sign * (keyed.before(removal.base, position[removal.query]) - left_out_before_start)
-        removed = np.bincount(removal.query, weights=left_out, minlength=queries).astype(np.int64)
-        return running[position] - running[starts] - removed
-
-    total = kept_before(ends)
-    target = (total + 1) // 2
-    lo, hi = starts + 1, ends.copy()
-    while np.any(lo < hi):
-        mid = (lo + hi) // 2
-        reached = kept_before(mid) >= target
-        hi = np.where(reached, mid, hi)
-        lo = np.where(reached, lo, mid + 1)
-    out = np.full(queries, np.nan)
-    some = total > 0
-    out[some] = values[lo[some] - 1]
-    return out
 
 
 @dataclass(frozen=True)
@@ -164,69 +82,43 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
     # Each group's latency without the cell's contributor: one query per cell whose contributor has pairs there.
     bag, bag_bounds = group_bags(codes, card.ranked, contributions)
     bag_rows = contributions.pair_row[bag]
-    bag_weights = contributions.pair_steps[bag]
     bag_cell = ranked_group[bag_rows] * contributors + who[bag_rows]
-    stride = len(bag) + 1
-    keyed = _KeyedWeights.of([(0, bag_cell, np.arange(len(bag)))], bag_weights)
     cell_latency = card.raw[ranked_ids[cell_group], A["lat"]].copy()
     with_pairs = np.flatnonzero(np.isin(cells, _distinct(bag_cell, groups * contributors)[0], assume_unique=True))
     if len(with_pairs):
-        query_group = cell_group[with_pairs]
+        ones = np.ones(len(with_pairs), dtype=np.int64)
         cell_latency[with_pairs] = reduced_medians(
             contributions.pair_latency[bag],
-            bag_weights,
-            bag_bounds[query_group],
-            bag_bounds[query_group + 1],
-            keyed,
-            _Removal(
-                query=np.arange(len(with_pairs)),
-                base=cells[with_pairs] * stride,
-                sign=np.ones(len(with_pairs), dtype=np.int64),
-            ),
+            contributions.pair_steps[bag],
+            bag_bounds,
+            cell_group[with_pairs],
+            Removal(query=np.arange(len(with_pairs)), kind=0 * ones, code=cells[with_pairs], sign=ones),
+            (bag_cell,),
         )
 
     # The pool's latency in each run: all ranked groups' pairs together, less the contributor's, less the groups
     # that the contributor's leaving drops below the ranking threshold (their other contributors' pairs).
     pool = pool_bag_pairs(codes, card.ranked, contributions)
     pool_rows = contributions.pair_row[pool]
-    pool_weights = contributions.pair_steps[pool]
     pool_group, pool_who = ranked_group[pool_rows], who[pool_rows]
-    stride = len(pool) + 1
-    group_class = contributors
-    cell_class = contributors + groups
     dropped = np.flatnonzero(totals[cell_group, S["hjudged"]] - cell_sums[:, S["hjudged"]] < config.min_judged)
-    # Only the cells whose leaving drops their group are ever left out as cells: only their pairs are keyed.
+    # Only the cells whose leaving drops their group are ever left out as cells: only their pairs get that class.
     pool_cell = pool_group * contributors + pool_who
-    in_dropped = np.flatnonzero(np.isin(pool_cell, cells[dropped]))
-    everything = np.arange(len(pool))
-    keyed = _KeyedWeights.of(
-        [
-            (0, pool_who, everything),
-            (group_class, pool_group, everything),
-            (cell_class, pool_cell[in_dropped], in_dropped),
-        ],
-        pool_weights,
-    )
+    pool_cell = np.where(np.isin(pool_cell, cells[dropped]), pool_cell, -1)
     runs = np.arange(contributors)
+    ones, dropped_ones = np.ones(contributors, dtype=np.int64), np.ones(len(dropped), dtype=np.int64)
     pool_latency = reduced_medians(
         contributions.pair_latency[pool],
-        pool_weights,
+        contributions.pair_steps[pool],
+        np.array([0, len(pool)], dtype=np.int64),
         np.zeros(contributors, dtype=np.int64),
-        np.full(contributors, len(pool), dtype=np.int64),
-        keyed,
-        _Removal(
+        Removal(
             query=np.concatenate((runs, cell_run[dropped], cell_run[dropped])),
-            base=np.concatenate(
-                (
-                    runs * stride,
-                    (group_class + cell_group[dropped]) * stride,
-                    (cell_class + cells[dropped]) * stride,
-                )
-            ),
-            sign=np.concatenate(
-                (np.ones(contributors, np.int64), np.ones(len(dropped), np.int64), -np.ones(len(dropped), np.int64))
-            ),
+            kind=np.concatenate((0 * ones, dropped_ones, 2 * dropped_ones)),
+            code=np.concatenate((runs, cell_group[dropped], cells[dropped])),
+            sign=np.concatenate((ones, dropped_ones, -dropped_ones)),
         ),
+        (pool_who, pool_group, pool_cell),
     )
     return _LeaveOneOut(
         card=card,

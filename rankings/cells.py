@@ -46,10 +46,11 @@ def _pool(since: dt.date | None, until: dt.date | None, harness: str | None) -> 
     return cells
 
 
-# Each cell's latency histogram as "latency weight ..." in one text: one query reads cells and histograms
-# together (the index of CellLatency's key serves each cell's lookup), and float8's text is its exact shortest form.
+# Each cell's latency histogram as lines of "latency weight" in one text: one query reads cells and histograms
+# together (the index of CellLatency's key serves each cell's lookup), and float8's text is its exact shortest
+# form. In no order: the engine sorts all pairs by latency once (scoring.judged.Contributions).
 _HISTOGRAM: Final = RawSQL(
-    "(SELECT string_agg(latency::text || ' ' || weight::text, ' ') FROM ingest_cell_latency "
+    "(SELECT string_agg(latency::text || ' ' || weight::text, E'\\n') FROM ingest_cell_latency "
     'WHERE cell_id = "ingest_cell"."id")',
     (),
 )
@@ -71,6 +72,19 @@ def _read(queryset: Any) -> pd.DataFrame:
     )
 
 
+def _histogram_entries(text: str) -> pd.DataFrame:
+    """Lines of "latency weight", parsed by pandas' C reader from one text: no Python object per number."""
+    if not text:
+        return pd.DataFrame({"latency": np.zeros(0), "weight": np.zeros(0, dtype=np.int64)})
+    return pd.read_csv(
+        io.StringIO(text),
+        sep=" ",
+        header=None,
+        names=["latency", "weight"],
+        dtype={"latency": np.float64, "weight": np.int64},
+    )
+
+
 def _stored_cells(since: dt.date | None, until: dt.date | None, harness: str | None) -> tuple[Cells, frozenset[int]]:
     # The exact decimal sums leave as floats: the engine sums in float64, as from the cycles.
     floats = {f"x_{name}": Cast(F(name), FloatField()) for name in _FLOAT_SUMS}
@@ -84,12 +98,10 @@ def _stored_cells(since: dt.date | None, until: dt.date | None, harness: str | N
             "x_histogram",
         )
     )
-    histograms = rows["x_histogram"]
-    # "l w l w": 2n - 1 spaces for n entries, none for an empty histogram.
-    entries = np.where(histograms.str.len().to_numpy() > 0, (histograms.str.count(" ").to_numpy() + 1) // 2, 0)
-    # Parsed by numpy from one text: no Python object per number.
-    text = " ".join(histograms[entries > 0].tolist())
-    pairs = np.fromstring(text, dtype=np.float64, sep=" ").reshape(-1, 2)
+    histograms = rows["x_histogram"].tolist()
+    # n lines for n entries; an empty histogram is no text. (str.count in a comprehension: pandas' .str is slower.)
+    entries = np.array([text.count("\n") + 1 if text else 0 for text in histograms], dtype=np.int64)
+    pairs = _histogram_entries("\n".join(text for text in histograms if text))
     frame = pd.DataFrame(
         {
             "contributor": rows["contributor"].to_numpy(dtype=np.int64),
@@ -100,14 +112,12 @@ def _stored_cells(since: dt.date | None, until: dt.date | None, harness: str | N
         }
     )[[*CELL_KEY, *_TALLIED]]
     counted = frozenset(frame.loc[rows["x_counted"].to_numpy() == "t", "contributor"].unique().tolist())
-    bag_cell = np.repeat(np.arange(len(rows), dtype=np.int64), entries.astype(np.int64))
-    # Sorted by (cell, latency), as the engine's bags are read.
-    order = np.lexsort((pairs[:, 0], bag_cell))
+    # Grouped by cell, in the order the cells were read.
     cells = Cells(
         frame=frame,
-        bag_cell=bag_cell[order],
-        bag_latency=pairs[order, 0].copy(),
-        bag_weight=pairs[order, 1].astype(np.int64),
+        bag_cell=np.repeat(np.arange(len(rows), dtype=np.int64), entries),
+        bag_latency=pairs["latency"].to_numpy(dtype=np.float64),
+        bag_weight=pairs["weight"].to_numpy(dtype=np.int64),
     )
     return cells, counted
 

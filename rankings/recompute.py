@@ -26,7 +26,7 @@ from rankings.lenses import HARNESSES_KEY, shown_harnesses
 from rankings.models import GroupScore, Snapshot
 from rankings.public_names import name_decisions
 from rankings.selectors import AXIS_SAMPLES_KEY, newest_snapshot, read_document, scoring_config
-from scoring.cells import score_cells
+from scoring.cells import prepare_cells, score_and_enrich
 from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)
@@ -117,15 +117,18 @@ def publish(*, force: bool = False) -> Snapshot | None:
         cycles_file.write_cycles_export(snapshot_id=previous.id)
         return None
     now = timezone.now()
+    harnesses, cycles = shown_harnesses(cells), cells.cycles
+    prepared = prepare_cells(cells, config)
+    del cells  # the histograms are the prepared rows' pairs now: let them go before the views lay them out
     # Scores, then B3 and rank stability (which never raise: they say what they could not do).
-    scored, _ = score_cells(cells, config, generated=iso_z(now), keep_axes=True)
+    scored = score_and_enrich(prepared, config, generated=iso_z(now), keep_axes=True)
     document, samples = scored.document, {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
-    document["meta"][HARNESSES_KEY] = shown_harnesses(cells)  # the lenses ?harness= may choose
+    document["meta"][HARNESSES_KEY] = harnesses  # the lenses ?harness= may choose
     log.info("recompute: scored in %.1f s", time.perf_counter() - started)
     snapshot = _store(
         document=document,
         samples=samples,
-        frame_rows=cells.cycles,
+        frame_rows=cycles,
         fingerprint=fingerprint,
         is_demo=is_demo,
         decisions=decisions,

@@ -24,7 +24,7 @@ from scoring.axis_samples import log_values, quantise
 from scoring.cell_medians import BinnedBag, binned_group_bags, binned_pool_bag
 from scoring.finishing import adjusted, score_of_adjusted
 from scoring.judged import Contributions
-from scoring.scorecard import bounds_of, group_bags, members, stable_order_by
+from scoring.scorecard import bounds_of, group_bags, members, pool_bag_pairs, stable_order_by
 from scoring.shapes import AXES, EVIDENCE_K, INTERVAL_LEVEL, BoolArray, FloatArray, IntArray
 from scoring.sums import evidence, group_sums, pool_axes, raw_axes
 
@@ -77,14 +77,32 @@ def resample_layout(
     for s, column in enumerate(contributions.columns):
         cell_columns[s] = np.bincount(cell_of_row, weights=column[rows], minlength=len(cell_keys))
     cells_per_group = np.bincount(cell_keys // width, minlength=groups)
-    # The rows' latency pairs, group by group and in latency order inside each, named by their cell.
-    bag, bag_bounds = group_bags(codes, ranked, contributions)
-    cell_of = np.full(len(codes), -1, dtype=np.int64)
+    # The rows' latency pairs named by their cell: group by group (latency order inside each), and all together
+    # in latency order, as they come.
+    cell_of = np.full(len(codes), -1, dtype=np.int32)  # a bag keeps its pairs' cells in 32 bits
     cell_of[rows] = cell_of_row
-    bag_cell = cell_of[contributions.pair_row[bag]]
-    latency = contributions.pair_latency[bag]
-    weight = contributions.pair_steps[bag]
     cell_bounds = bounds_of(cells_per_group)
+    bag, bag_bounds = group_bags(codes, ranked, contributions)
+    bags = binned_group_bags(
+        contributions.pair_latency[bag],
+        cell_of[contributions.pair_row[bag]],
+        contributions.pair_steps[bag],
+        bag_bounds,
+        cell_bounds,
+    )
+    del bag
+    pool = pool_bag_pairs(codes, ranked, contributions)
+    if len(pool) == len(contributions.pair_row):  # every pair (every group ranked): no copies
+        pool_bag = binned_pool_bag(
+            contributions.pair_latency, cell_of[contributions.pair_row], contributions.pair_steps, len(cell_keys)
+        )
+    else:
+        pool_bag = binned_pool_bag(
+            contributions.pair_latency[pool],
+            cell_of[contributions.pair_row[pool]],
+            contributions.pair_steps[pool],
+            len(cell_keys),
+        )
     return ResampleLayout(
         rows=rows,
         bounds=bounds_of(np.bincount(row_group, minlength=groups)),
@@ -92,8 +110,8 @@ def resample_layout(
         cell_of_row=cell_of_row,
         cell_values=np.ascontiguousarray(cell_columns.T),
         cell_columns=cell_columns,
-        bags=binned_group_bags(latency, bag_cell, weight, bag_bounds, cell_bounds),
-        pool_bag=binned_pool_bag(latency, bag_cell, weight, len(cell_keys)),
+        bags=bags,
+        pool_bag=pool_bag,
     )
 
 

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from scoring.shapes import FloatArray, IntArray
+from scoring.shapes import FloatArray, IntArray, SmallIntArray
 
 BINS = 256  # runs per bag at the most
 # A bag's cells x runs matrix holds at most this many entries (32 MB): a bag of many cells gets fewer runs.
@@ -33,13 +33,15 @@ class BinnedBag:
     first_cell: int
     cells: int
     latency: FloatArray  # (m,) ascending
-    pair_cell: IntArray  # (m,) the cell of each pair, from 0
-    weight: IntArray  # (m,) each pair's steps
+    pair_cell: SmallIntArray  # (m,) the cell of each pair, from 0
+    weight: SmallIntArray  # (m,) each pair's steps (a cycle's, or a cell's at one latency)
     run_bounds: IntArray  # (runs + 1,) run k is pairs run_bounds[k]:run_bounds[k + 1]
     through: FloatArray  # (cells, runs) each cell's weight in runs 0..k
 
     @classmethod
-    def of(cls, latency: FloatArray, pair_cell: IntArray, weight: IntArray, first_cell: int, cells: int) -> "BinnedBag":
+    def of(
+        cls, latency: FloatArray, pair_cell: IntArray | SmallIntArray, weight: IntArray, first_cell: int, cells: int
+    ) -> "BinnedBag":
         """`latency` ascending; `pair_cell` from 0 to cells - 1."""
         pairs = len(latency)
         runs = max(1, min(BINS, MATRIX_ENTRIES // max(cells, 1)))
@@ -54,7 +56,10 @@ class BinnedBag:
         run_of_pair = np.repeat(np.arange(runs, dtype=np.int64), np.diff(run_bounds))
         per_run = np.bincount(pair_cell * runs + run_of_pair, weights=weight, minlength=cells * runs)
         through: FloatArray = np.cumsum(per_run.reshape(cells, runs), axis=1, dtype=np.float64)
-        return cls(first_cell, cells, latency, pair_cell, weight.astype(np.int64), run_bounds, through)
+        # The pairs are kept for the second stage in 32 bits: a bag is held per group and view.
+        return cls(
+            first_cell, cells, latency, pair_cell.astype(np.int32, copy=False), _int32(weight), run_bounds, through
+        )
 
     def medians(self, counts: IntArray) -> FloatArray:
         """(B,) A3's median of the bag under each row of cell counts (B x all cells); NaN where no weight is drawn."""
@@ -77,8 +82,18 @@ class BinnedBag:
         return out
 
 
+def _int32(weight: IntArray | SmallIntArray) -> SmallIntArray:
+    if len(weight) and int(weight.max()) >= 2**31:
+        raise ValueError("a latency weight beyond 32 bits")
+    return weight.astype(np.int32, copy=False)
+
+
 def binned_group_bags(
-    latency: FloatArray, bag_cell: IntArray, weight: IntArray, bag_bounds: IntArray, cell_bounds: IntArray
+    latency: FloatArray,
+    bag_cell: IntArray | SmallIntArray,
+    weight: IntArray,
+    bag_bounds: IntArray,
+    cell_bounds: IntArray,
 ) -> tuple[BinnedBag, ...]:
     """Each group's bag: group j's pairs are bag_bounds[j]:bag_bounds[j+1], already in latency order, and its cells
     cell_bounds[j]:cell_bounds[j+1]."""
@@ -90,7 +105,6 @@ def binned_group_bags(
     return tuple(bags)
 
 
-def binned_pool_bag(latency: FloatArray, bag_cell: IntArray, weight: IntArray, cells: int) -> BinnedBag:
-    """All groups' pairs together as one bag over every cell (A4's pool median)."""
-    order = np.argsort(latency, kind="stable")
-    return BinnedBag.of(latency[order], bag_cell[order], weight[order], 0, cells)
+def binned_pool_bag(latency: FloatArray, bag_cell: IntArray | SmallIntArray, weight: IntArray, cells: int) -> BinnedBag:
+    """All groups' pairs together, `latency` ascending, as one bag over every cell (A4's pool median)."""
+    return BinnedBag.of(latency, bag_cell, weight, 0, cells)

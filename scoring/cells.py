@@ -165,7 +165,24 @@ def score_cells(
     """score_pool and enrich_document from cells: the same document, samples included (with keep_axes, the
     per-axis ones too), as from the cycles."""
     prepared = prepare_cells(cells, config, since, until)
+    scored = score_and_enrich(
+        prepared, config, since=since, until=until, generated=generated, enrich=enrich, keep_axes=keep_axes
+    )
+    return scored, prepared
+
+
+def score_and_enrich(
+    prepared: Prepared,
+    config: ScoringConfig,
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    generated: str | None = None,
+    enrich: bool = True,
+    keep_axes: bool = False,
+) -> ScoredPool:
+    """score_cells on cells already prepared, so that a caller can let the cells go before scoring."""
     scored = score_prepared(prepared, config, since=since, until=until, generated=generated, keep_axes=keep_axes)
     if enrich:
         enrich_document(scored.document, NO_CYCLES, config, since=since, until=until, prepared=prepared)
-    return scored, prepared
+    return scored

@@ -96,6 +96,8 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
             (bag_cell,),
         )
 
+    del bag, bag_rows, bag_cell  # one bag layout at a time: at 10M cycles each array is ~70 MB
+
     # The pool's latency in each run: all ranked groups' pairs together, less the contributor's, less the groups
     # that the contributor's leaving drops below the ranking threshold (their other contributors' pairs).
     pool = pool_bag_pairs(codes, card.ranked, contributions)

@@ -84,11 +84,17 @@ def reduced_medians(
     np.minimum.at(window_start, query_bag[weighed], lo[weighed] - 1)
     np.maximum.at(window_end, query_bag[weighed], hi[weighed])
     window_start = np.minimum(window_start, window_end)
-    bag_of_pair = np.repeat(np.arange(bags, dtype=np.int64), np.diff(bounds))
-    position = np.arange(len(weights), dtype=np.int64)
-    # One bag (the pool's): the pairs before its window are a slice.
-    before_window = slice(0, int(window_start[0])) if bags == 1 else position < window_start[bag_of_pair]
-    in_window = np.flatnonzero((position >= window_start[bag_of_pair]) & (position < window_end[bag_of_pair]))
+    # Bag by bag (no array per pair): the pairs before each window, and the window's own.
+    before_window: BoolArray | slice
+    if bags == 1:
+        before_window = slice(0, int(window_start[0]))
+    else:
+        before_window = np.zeros(len(weights), dtype=np.bool_)
+        for first, window in zip(bounds[:-1].tolist(), window_start.tolist(), strict=True):
+            before_window[first:window] = True
+    in_window = np.concatenate(
+        [np.arange(a, b, dtype=np.int64) for a, b in zip(window_start.tolist(), window_end.tolist(), strict=True)]
+    )
     left_out_before_window = _per_query(removal, queries, class_weights(before_window))
     keyed = _WindowKeys.of(classes, sizes, in_window, weights)
     window_of_term = window_start[query_bag[removal.query]]

@@ -15,6 +15,7 @@ import numpy.typing as npt
 FloatArray = npt.NDArray[np.float64]
 IntArray = npt.NDArray[np.int64]
 BoolArray = npt.NDArray[np.bool_]
+SmallIntArray = npt.NDArray[np.int32]  # codes and weights a latency bag keeps in 32 bits
 
 # The stored field names (ingest.models.Cycle) that the engine reads, in one tuple so the
 # caller can select exactly these in one query (and no more: at a million cycles every

@@ -38,7 +38,8 @@ def test_binned_medians_are_the_weighted_medians_of_the_drawn_pairs(
     cell, latency, weight, cell_bounds = _pairs(seed)
     order, bounds = _group_order(cell, latency, cell_bounds)
     bags = binned_group_bags(latency[order], cell[order], weight[order], bounds, cell_bounds)
-    pool = binned_pool_bag(latency, cell, weight, int(cell_bounds[-1]))
+    by_latency = np.argsort(latency, kind="stable")
+    pool = binned_pool_bag(latency[by_latency], cell[by_latency], weight[by_latency], int(cell_bounds[-1]))
     counts = resample_cell_counts(np.random.default_rng(seed), cell_bounds, 25)
     counts[0] = 0  # a resample that draws nothing beyond the first group: no weight, no median elsewhere
     counts[0, : cell_bounds[1]] = 1

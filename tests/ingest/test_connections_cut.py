@@ -82,7 +82,8 @@ class Cutter:
     def run(self) -> None:
         rng = random.Random(11)
         with psycopg.connect(admin_url(), autocommit=True) as conn:
-            while not self.stop.wait(rng.uniform(0.005, 0.05)):
+            # Often enough to cut requests mid-write, seldom enough that a loaded machine still gets some through.
+            while not self.stop.wait(rng.uniform(0.01, 0.1)):
                 cut = conn.execute(
                     "SELECT count(*) FILTER (WHERE pg_terminate_backend(pid)) FROM pg_stat_activity "
                     "WHERE datname = %s AND pid <> pg_backend_pid() AND pid <> %s",

@@ -26,7 +26,7 @@ from rankings.lenses import HARNESSES_KEY, shown_harnesses
 from rankings.models import GroupScore, Snapshot
 from rankings.public_names import name_decisions
 from rankings.selectors import AXIS_SAMPLES_KEY, newest_snapshot, read_document, scoring_config
-from scoring.cells import prepare_cells, score_and_enrich
+from scoring.cells import prepare_cells, score_cells
 from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)
@@ -121,13 +121,13 @@ def publish(*, force: bool = False) -> Snapshot | None:
     prepared = prepare_cells(cells, config)
     del cells  # the histograms are the prepared rows' pairs now: let them go before the views lay them out
     # Scores, then B3 and rank stability (which never raise: they say what they could not do).
-    scored = score_and_enrich(prepared, config, generated=iso_z(now), keep_axes=True)
+    scored = score_cells(prepared, config, generated=iso_z(now), keep_axes=True)
     document, samples = scored.document, {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
     document["meta"][HARNESSES_KEY] = harnesses  # the lenses ?harness= may choose
     log.info("recompute: scored in %.1f s", time.perf_counter() - started)
     snapshot = _store(
-        document=document,
-        samples=samples,
+        document,
+        samples,
         frame_rows=cycles,
         fingerprint=fingerprint,
         is_demo=is_demo,
@@ -141,9 +141,9 @@ def publish(*, force: bool = False) -> Snapshot | None:
 
 
 def _store(
-    *,
     document: PoolDocument,
     samples: dict[str, Any],
+    *,
     frame_rows: int,
     fingerprint: str,
     is_demo: bool,

@@ -293,7 +293,7 @@ def scoped_document(
         generated = iso_z(snapshot.created_at)
         # A lens is compared on its own resamples (compare takes ?harness=), with every axis's too.
         cells = pool_cells(since=since, until=until, decisions=snapshot.name_decisions, harness=harness)
-        scored, _ = score_cells(
+        scored = score_cells(
             cells, config, since=since, until=until, generated=generated, keep_axes=harness is not None
         )
         document = scored.document

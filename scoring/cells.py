@@ -153,26 +153,7 @@ def prepare_cells(
 
 
 def score_cells(
-    cells: Cells,
-    config: ScoringConfig,
-    *,
-    since: date | None = None,
-    until: date | None = None,
-    generated: str | None = None,
-    enrich: bool = True,
-    keep_axes: bool = False,
-) -> tuple[ScoredPool, Prepared]:
-    """score_pool and enrich_document from cells: the same document, samples included (with keep_axes, the
-    per-axis ones too), as from the cycles."""
-    prepared = prepare_cells(cells, config, since, until)
-    scored = score_and_enrich(
-        prepared, config, since=since, until=until, generated=generated, enrich=enrich, keep_axes=keep_axes
-    )
-    return scored, prepared
-
-
-def score_and_enrich(
-    prepared: Prepared,
+    cells: Cells | Prepared,
     config: ScoringConfig,
     *,
     since: date | None = None,
@@ -181,7 +162,10 @@ def score_and_enrich(
     enrich: bool = True,
     keep_axes: bool = False,
 ) -> ScoredPool:
-    """score_cells on cells already prepared, so that a caller can let the cells go before scoring."""
+    """score_pool and enrich_document from cells: the same document, samples included (with keep_axes, the
+    per-axis ones too), as from the cycles. Given cells already prepared (prepare_cells with the same window),
+    it scores those: a caller can let the cells go first."""
+    prepared = prepare_cells(cells, config, since, until) if isinstance(cells, Cells) else cells
     scored = score_prepared(prepared, config, since=since, until=until, generated=generated, keep_axes=keep_axes)
     if enrich:
         enrich_document(scored.document, NO_CYCLES, config, since=since, until=until, prepared=prepared)

@@ -54,7 +54,7 @@ def assert_cells_score_as_cycles(config: ScoringConfig, since: date | None = Non
     enrich_document(theirs.document, frame, config, since=since, until=until)
     cells = pool_cells(since=since, until=until)
     assert cells.cycles == len(frame)
-    ours, _ = score_cells(cells, config, since=since, until=until, generated=GENERATED, keep_axes=True)
+    ours = score_cells(cells, config, since=since, until=until, generated=GENERATED, keep_axes=True)
     assert_same(ours.document, theirs.document)
     assert_same(ours.samples, theirs.samples)
     assert_same_axis_samples(ours.axis_samples, theirs.axis_samples)

@@ -92,7 +92,7 @@ def test_cells_score_as_the_cycles_do(since: date | None, until: date | None) ->
     assert len(cells.bag_latency) < int((cycles["step_seconds_median"] >= 0).sum())
     assert cells.cycles == len(cycles)
     theirs = scored_from_cycles(cycles, config, since, until)
-    ours, _ = score_cells(cells, config, since=since, until=until, generated=GENERATED, keep_axes=True)
+    ours = score_cells(cells, config, since=since, until=until, generated=GENERATED, keep_axes=True)
     assert_same(ours.document, theirs.document)
     assert_same(ours.samples, theirs.samples)
     assert ours.axis_samples["modelCombo"], "the comparison page's per-axis samples must be kept"
@@ -107,9 +107,9 @@ def test_a_retraction_leaves_the_cells_of_everyone_else() -> None:
     cycles = pool()
     kept = cycles[cycles["contributor"] != 2].reset_index(drop=True)
     config = ScoringConfig(resamples=20)
-    ours, _ = score_cells(cells_of_cycles(kept), config, generated=GENERATED)
+    ours = score_cells(cells_of_cycles(kept), config, generated=GENERATED)
     assert_same(ours.document, scored_from_cycles(kept, config, None, None).document)
-    everyone, _ = score_cells(cells_of_cycles(cycles), config, generated="x")
+    everyone = score_cells(cells_of_cycles(cycles), config, generated="x")
     assert ours.document["meta"]["contributors"] == everyone.document["meta"]["contributors"] - 1
 
 
@@ -128,6 +128,6 @@ def test_no_cycles_no_cells() -> None:
     cycles = pool().iloc[:0]
     cells = cells_of_cycles(cycles)
     assert cells.cycles == 0 and len(cells.bag_cell) == 0
-    ours, _ = score_cells(cells, ScoringConfig(resamples=5), generated="x")
+    ours = score_cells(cells, ScoringConfig(resamples=5), generated="x")
     assert ours.document["meta"]["judged"] == 0
     assert np.all([not body["groups"] for body in ours.document["views"].values()])

@@ -21,8 +21,9 @@ from scoring import CYCLE_COLUMNS, ScoringConfig
 from scoring.public_labels import fold_unshown_names
 from scoring.shapes import DOCUMENT_VERSION, PoolDocument
 
-# The scoring input: exactly the columns the scorer reads, in the order the one query selects them.
-FRAME_COLUMNS: tuple[str, ...] = CYCLE_COLUMNS
+# The scoring input (the columns the scorer reads, in the order the one query selects them) and the harness, so
+# that cells summed from these cycles (the embedded default's) keep it for the lenses.
+FRAME_COLUMNS: tuple[str, ...] = (*CYCLE_COLUMNS, "harness")
 _TEXT_COLUMNS = frozenset(
     {
         "cycle_key",

@@ -1,3 +1,4 @@
+from django.contrib.postgres.fields import ArrayField
 from django.db import models, transaction
 from django.db.models import Exists, Max, Q
 
@@ -204,15 +205,22 @@ class Cell(models.Model):
     """The stored cycles of one contributor that share a day, a harness, their names and whether they are judged
     (scoring.shapes.CELL_KEY), summed: a recompute reads these instead of the cycles.
 
-    On PostgreSQL the database keeps this table and CellLatency equal to the cycles: triggers on ingest_cycle
-    (migration 0007) add every inserted, updated or deleted cycle's share in the same statement, and drop a cell
-    once no cycle is left in it. Django never writes either table (hence no constraint that a cascade would
-    act on). The embedded SQLite default sums cells from the cycles when it scores, and leaves both empty.
-    The sums are named as scoring.shapes.SUMS and CELL_TALLIES name them; the two sums of fractions are exact
-    decimals, so adding and taking away cycles never leaves a residue.
+    On PostgreSQL the database keeps this table equal to the cycles: triggers on ingest_cycle (migrations 0007
+    and 0008) add every inserted, updated or deleted cycle's share in the same statement, and drop a cell once
+    no cycle is left in it. Django never writes the table (hence no constraint that a cascade would act on).
+    The embedded SQLite default sums cells from the cycles when it scores, and leaves it empty. The sums are
+    named as scoring.shapes.SUMS and CELL_TALLIES name them; the two sums of fractions are exact decimals, so
+    adding and taking away cycles never leaves a residue.
+
+    The latency histogram (A3's bag) is the pairs of `latencies` and `latency_weights`: the steps (a) of the
+    judged cycles at each latmed. Every weight is positive; a latency may appear more than once (cycles added
+    are appended, and only taking cycles away sums each latency's weights), which no weighted median minds.
     """
 
-    contributor = models.ForeignKey(Contributor, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
+    # No index of its own: the cell key's unique index starts with the contributor.
+    contributor = models.ForeignKey(
+        Contributor, on_delete=models.DO_NOTHING, db_constraint=False, db_index=False, related_name="+"
+    )
     day = models.DateField()
     harness = models.CharField(max_length=64)
     model = models.CharField(max_length=64)
@@ -238,6 +246,8 @@ class Cell(models.Model):
     pending = models.BigIntegerField()
     unshippable = models.BigIntegerField()
     shipJudgedShipped = models.BigIntegerField()
+    latencies = ArrayField(models.FloatField())
+    latency_weights = ArrayField(models.BigIntegerField())
 
     objects = CellQuerySet.as_manager()
 
@@ -256,19 +266,3 @@ class Cell(models.Model):
 
     def __str__(self) -> str:
         return f"cell {self.id}: {self.hjudged} cycles"
-
-
-class CellLatency(models.Model):
-    """One entry of a judged cell's latency histogram: the steps (a) of its cycles at one latmed (A3's bag)."""
-
-    cell = models.ForeignKey(Cell, on_delete=models.DO_NOTHING, db_constraint=False, related_name="+")
-    latency = models.FloatField()
-    weight = models.BigIntegerField()
-
-    class Meta:
-        db_table = "ingest_cell_latency"
-        constraints = [models.UniqueConstraint(fields=["cell", "latency"], name="cell_latency_key")]
-        indexes = [models.Index(fields=["id"], condition=Q(weight=0), name="cell_latency_emptied")]
-
-    def __str__(self) -> str:
-        return f"cell {self.cell_id}: weight {self.weight} at {self.latency} s"

@@ -1,11 +1,11 @@
 """The scoring input as cells (scoring.cells), read from the cells PostgreSQL keeps as cycles arrive.
 
 The recompute and the day windows read cells instead of cycles: ingest.models.Cell holds each cell's sums (spec
-A2) and counts by ship state, CellLatency its latency histogram, both kept by the database in the statements
-that change cycles. So what a recompute reads grows with cells and distinct latencies, not with cycles, and
-involves no GROUP BY. The names no ranking may show are folded into "(other)" here, from the same (contributor,
-name) pairs the cycles would give: unjudged cycles form cells of their own for that, and for the count of
-cycles. The embedded SQLite default keeps no cells: there they are summed from the cycles.
+A2), counts by ship state and latency histogram, kept by the database in the statements that change cycles. So
+what a recompute reads grows with cells and their latency entries, not with cycles, and involves no GROUP BY.
+The names no ranking may show are folded into "(other)" here, from the same (contributor, name) pairs the
+cycles would give: unjudged cycles form cells of their own for that, and for the count of cycles. The embedded
+SQLite default keeps no cells: there they are summed from the cycles.
 """
 
 import datetime as dt
@@ -32,7 +32,7 @@ _TALLIED: Final = (*SUMS, *CELL_TALLIES)
 _TEXT_COLUMNS: Final = frozenset(CELL_KEY) - {"contributor", "day", "judged"}
 _FLOAT_SUMS: Final = frozenset({"hhrsShip", "hcostShip"})
 # The cells query's columns, in order (x_counted: whether the contributor counts toward a name).
-_CELL_COLUMNS: Final = (*CELL_KEY, "x_counted", *_TALLIED, "x_histogram")
+_CELL_COLUMNS: Final = (*CELL_KEY, "x_counted", *_TALLIED, "x_entries", "x_latencies", "x_weights")
 
 
 def _pool(since: dt.date | None, until: dt.date | None, harness: str | None) -> CellQuerySet:
@@ -46,14 +46,12 @@ def _pool(since: dt.date | None, until: dt.date | None, harness: str | None) -> 
     return cells
 
 
-# Each cell's latency histogram as lines of "latency weight" in one text: one query reads cells and histograms
-# together (the index of CellLatency's key serves each cell's lookup), and float8's text is its exact shortest
-# form. In no order: the engine sorts all pairs by latency once (scoring.judged.Contributions).
-_HISTOGRAM: Final = RawSQL(
-    "(SELECT string_agg(latency::text || ' ' || weight::text, E'\\n') FROM ingest_cell_latency "
-    'WHERE cell_id = "ingest_cell"."id")',
-    (),
-)
+# Each cell's latency histogram as its count of entries and two texts of one number a line: float8's text is its
+# exact shortest form, and all cells' lines are parsed at once. In no order: the engine sorts all pairs by
+# latency once (scoring.judged.Contributions).
+_ENTRIES: Final = RawSQL("cardinality(latencies)", ())
+_LATENCIES: Final = RawSQL("array_to_string(latencies, E'\\n')", ())
+_WEIGHTS: Final = RawSQL("array_to_string(latency_weights, E'\\n')", ())
 
 
 def _read(queryset: Any) -> pd.DataFrame:
@@ -67,22 +65,17 @@ def _read(queryset: Any) -> pd.DataFrame:
         buffer,
         header=None,
         names=list(_CELL_COLUMNS),
-        dtype=dict.fromkeys([*_TEXT_COLUMNS, "judged", "x_counted", "x_histogram"], str),
+        dtype=dict.fromkeys([*_TEXT_COLUMNS, "judged", "x_counted", "x_latencies", "x_weights"], str),
         keep_default_na=False,  # type: ignore[arg-type]
     )
 
 
-def _histogram_entries(text: str) -> pd.DataFrame:
-    """Lines of "latency weight", parsed by pandas' C reader from one text: no Python object per number."""
-    if not text:
-        return pd.DataFrame({"latency": np.zeros(0), "weight": np.zeros(0, dtype=np.int64)})
-    return pd.read_csv(
-        io.StringIO(text),
-        sep=" ",
-        header=None,
-        names=["latency", "weight"],
-        dtype={"latency": np.float64, "weight": np.int64},
-    )
+def _numbers(texts: "pd.Series[str]", dtype: type[np.float64] | type[np.int64]) -> np.ndarray[Any, Any]:
+    """Texts of one number a line, parsed by pandas' C reader as one: no Python object per number."""
+    lines = "\n".join(text for text in texts.tolist() if text)
+    if not lines:
+        return np.zeros(0, dtype=dtype)
+    return pd.read_csv(io.StringIO(lines), header=None, names=["x"], dtype={"x": dtype})["x"].to_numpy()
 
 
 def _stored_cells(since: dt.date | None, until: dt.date | None, harness: str | None) -> tuple[Cells, frozenset[int]]:
@@ -90,18 +83,22 @@ def _stored_cells(since: dt.date | None, until: dt.date | None, harness: str | N
     floats = {f"x_{name}": Cast(F(name), FloatField()) for name in _FLOAT_SUMS}
     rows = _read(
         _pool(since, until, harness)
-        .annotate(x_counted=counted_contributor("contributor__"), x_histogram=_HISTOGRAM, **floats)
+        .annotate(
+            x_counted=counted_contributor("contributor__"),
+            x_entries=_ENTRIES,
+            x_latencies=_LATENCIES,
+            x_weights=_WEIGHTS,
+            **floats,
+        )
         .values_list(
             *[name if name != "contributor" else "contributor_id" for name in CELL_KEY],
             "x_counted",
             *[f"x_{name}" if name in _FLOAT_SUMS else name for name in _TALLIED],
-            "x_histogram",
+            "x_entries",
+            "x_latencies",
+            "x_weights",
         )
     )
-    histograms = rows["x_histogram"].tolist()
-    # n lines for n entries; an empty histogram is no text. (str.count in a comprehension: pandas' .str is slower.)
-    entries = np.array([text.count("\n") + 1 if text else 0 for text in histograms], dtype=np.int64)
-    pairs = _histogram_entries("\n".join(text for text in histograms if text))
     frame = pd.DataFrame(
         {
             "contributor": rows["contributor"].to_numpy(dtype=np.int64),
@@ -115,9 +112,9 @@ def _stored_cells(since: dt.date | None, until: dt.date | None, harness: str | N
     # Grouped by cell, in the order the cells were read.
     cells = Cells(
         frame=frame,
-        bag_cell=np.repeat(np.arange(len(rows), dtype=np.int64), entries),
-        bag_latency=pairs["latency"].to_numpy(dtype=np.float64),
-        bag_weight=pairs["weight"].to_numpy(dtype=np.int64),
+        bag_cell=np.repeat(np.arange(len(rows), dtype=np.int64), rows["x_entries"].to_numpy(dtype=np.int64)),
+        bag_latency=_numbers(rows["x_latencies"], np.float64),
+        bag_weight=_numbers(rows["x_weights"], np.int64),
     )
     return cells, counted
 

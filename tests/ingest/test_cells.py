@@ -1,6 +1,6 @@
-"""The cells PostgreSQL keeps (ingest.models.Cell, CellLatency) equal the stored cycles summed afresh, through every
-write: a contribution's COPY, a resend's UPDATE, a retraction's DELETE, a contributor deleted, and the migration's
-first summing of cycles stored before it."""
+"""The cells PostgreSQL keeps (ingest.models.Cell, with their latency histograms) equal the stored cycles summed
+afresh, through every write: a contribution's COPY, a resend's UPDATE, a retraction's DELETE, a contributor
+deleted, and the migrations' summing of cycles stored before them."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.db import connection
 
-from ingest.models import Cell, CellLatency, Contributor, Cycle
+from ingest.models import Cell, Contributor, Cycle
 from ingest.services import contribute, retract
 from scoring.shapes import CELL_KEY, CELL_TALLIES, SUMS
 from tests.cycles.wire import envelope, wire_cycle
@@ -71,10 +71,17 @@ def stored() -> tuple[dict[Key, dict[str, float]], dict[Key, dict[float, int]]]:
     keys = {pk: tuple(getattr(cell, name) for name in FIELDS) for pk, cell in cells.items()}
     tallied = [*SUMS, *CELL_TALLIES]
     sums = {keys[pk]: {name: float(getattr(cell, name)) for name in tallied} for pk, cell in cells.items()}
-    latencies: dict[Key, dict[float, int]] = defaultdict(dict)
-    for entry in CellLatency.objects.all():
-        latencies[keys[entry.cell_id]][entry.latency] = entry.weight
-    return sums, dict(latencies)
+    latencies: dict[Key, dict[float, int]] = {}
+    for pk, cell in cells.items():
+        # A latency may be stored more than once (appended by later cycles); every weight is positive.
+        assert all(weight > 0 for weight in cell.latency_weights), cell.latency_weights
+        assert len(cell.latencies) == len(cell.latency_weights)
+        bag: dict[float, int] = defaultdict(int)
+        for latency, weight in zip(cell.latencies, cell.latency_weights, strict=True):
+            bag[latency] += weight
+        if bag:
+            latencies[keys[pk]] = dict(bag)
+    return sums, latencies
 
 
 def assert_cells_are_the_cycles() -> None:
@@ -98,7 +105,7 @@ def test_contributions_resends_and_retractions_keep_the_cells_equal_to_the_cycle
     earlier = datetime.now(UTC) - timedelta(hours=2)
     send(first, rows(60), earlier)
     send(second, rows(40, start=20), earlier)
-    assert Cell.objects.exists() and CellLatency.objects.exists()
+    assert Cell.objects.exclude(latencies=[]).exists()
     assert_cells_are_the_cycles()
 
     # A resend: half the stored cycles come back changed (now shipped, another latency), beside new ones.
@@ -113,7 +120,7 @@ def test_contributions_resends_and_retractions_keep_the_cells_equal_to_the_cycle
     assert not Cell.objects.filter(contributor__retracted_at__isnull=False).exists()
 
     Contributor.objects.filter(cycles__isnull=False).distinct().delete()  # the cascade deletes its cycles
-    assert not Cell.objects.exists() and not CellLatency.objects.exists()
+    assert not Cell.objects.exists()
 
 
 def test_a_cell_emptied_and_filled_again_holds_exact_sums() -> None:
@@ -132,11 +139,30 @@ def test_a_cell_emptied_and_filled_again_holds_exact_sums() -> None:
 def test_the_migration_sums_the_cycles_stored_before_it() -> None:
     send(uuid.uuid4(), rows(50), datetime.now(UTC) - timedelta(hours=1))
     expected = stored()
-    migration = importlib.import_module("ingest.migrations.0007_cells")
+    migration = importlib.import_module("ingest.migrations.0008_cell_histogram_in_row")
     with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE ingest_cell, ingest_cell_latency")  # as before the migration: no cells yet
-        source = "SELECT 1 AS sign, * FROM ingest_cycle"
-        cursor.execute(migration.ADD_CELLS.replace("{source}", source))
-        cursor.execute(migration.ADD_LATENCIES.replace("{source}", source))
+        cursor.execute("TRUNCATE ingest_cell")  # as the migration does before summing
+        cursor.execute(migration.ADD_CELLS.replace("{source}", migration.STORED))
     assert stored() == expected
+    assert_cells_are_the_cycles()
+
+
+def test_a_latency_appended_twice_then_taken_away_once_keeps_its_other_cycle() -> None:
+    install = uuid.uuid4()
+    earlier = datetime.now(UTC) - timedelta(hours=3)
+    same_cell: dict[str, Any] = {
+        **{"day": "2026-06-01", "harness": "opencode", "model": "claude-opus-4.7", "variant": "high"},
+        **{"pm": "gpt-5.1", "pv": "high", "bm": "claude-opus-4.7", "bv": "high"},
+        **{"latmed": 4.5, "tedits": 3, "tpaths": 1, "a": 7},
+    }
+    send(install, rows(1, **same_cell), earlier)
+    send(install, rows(1, start=1, **same_cell), earlier + timedelta(minutes=1))
+    (cell,) = Cell.objects.filter(judged=True)
+    assert cell.latencies == [4.5, 4.5]  # appended, not summed
+    # The first cycle moves to another latency: its old entry is summed away, the second cycle's stays.
+    send(install, rows(1, **{**same_cell, "latmed": 9.0}), earlier + timedelta(minutes=2))
+    cell.refresh_from_db()
+    assert sorted(zip(cell.latencies, cell.latency_weights, strict=True)) == sorted(
+        (cycle.step_seconds_median, cycle.assistant_steps) for cycle in Cycle.objects.all()
+    )
     assert_cells_are_the_cycles()

@@ -147,14 +147,17 @@ def test_the_migration_sums_the_cycles_stored_before_it() -> None:
     assert_cells_are_the_cycles()
 
 
+# Overrides that put every row in one judged cell.
+ONE_CELL: dict[str, Any] = {
+    **{"day": "2026-06-01", "harness": "opencode", "model": "claude-opus-4.7", "variant": "high"},
+    **{"pm": "gpt-5.1", "pv": "high", "bm": "claude-opus-4.7", "bv": "high", "tedits": 3, "tpaths": 1},
+}
+
+
 def test_a_latency_appended_twice_then_taken_away_once_keeps_its_other_cycle() -> None:
     install = uuid.uuid4()
     earlier = datetime.now(UTC) - timedelta(hours=3)
-    same_cell: dict[str, Any] = {
-        **{"day": "2026-06-01", "harness": "opencode", "model": "claude-opus-4.7", "variant": "high"},
-        **{"pm": "gpt-5.1", "pv": "high", "bm": "claude-opus-4.7", "bv": "high"},
-        **{"latmed": 4.5, "tedits": 3, "tpaths": 1, "a": 7},
-    }
+    same_cell = {**ONE_CELL, "latmed": 4.5, "a": 7}
     send(install, rows(1, **same_cell), earlier)
     send(install, rows(1, start=1, **same_cell), earlier + timedelta(minutes=1))
     (cell,) = Cell.objects.filter(judged=True)
@@ -165,4 +168,19 @@ def test_a_latency_appended_twice_then_taken_away_once_keeps_its_other_cycle() -
     assert sorted(zip(cell.latencies, cell.latency_weights, strict=True)) == sorted(
         (cycle.step_seconds_median, cycle.assistant_steps) for cycle in Cycle.objects.all()
     )
+    assert_cells_are_the_cycles()
+
+
+def test_a_resend_of_the_same_facts_leaves_the_cells_as_they_were() -> None:
+    install = uuid.uuid4()
+    earlier = datetime.now(UTC) - timedelta(hours=3)
+    same_cell = {**ONE_CELL, "latmed": 2.25, "a": 5}
+    send(install, rows(2, **same_cell), earlier)
+    (before,) = Cell.objects.filter(judged=True).values_list("latencies", "latency_weights")
+    assert before == ([2.25, 2.25], [5, 5])
+    # A later extraction of the same facts moves `generated` on; taking the cycles out and putting them back
+    # would have summed the two entries into one.
+    send(install, rows(2, **same_cell), earlier + timedelta(hours=1))
+    assert Cycle.objects.filter(generated__gt=earlier).count() == 2
+    assert Cell.objects.filter(judged=True).values_list("latencies", "latency_weights").get() == before
     assert_cells_are_the_cycles()

@@ -173,28 +173,52 @@ def validate_envelope(data: Any, *, now: datetime, max_rows: int) -> Validation:
     generated, generated_problem = parse_generated(data["generated"], now=now)
     if generated_problem is not None:
         errors.append(_envelope_error("generated", generated_problem))
-    errors.extend(_shape_errors(rows, cols))
+    width_errors = _width_errors(rows, len(cols))
+    columns = [] if width_errors else _columns_of(rows, len(cols))
+    errors.extend(width_errors or _scalar_errors(columns, cols))
     if errors or install is None or extractor is None or generated is None:
         return Validation(None, errors)
 
-    normalized, row_errors, skipped = _validate_rows(rows, cols, now.date())
+    normalized, row_errors, skipped = _validate_rows(columns, cols, now.date())
     envelope = Envelope(schema=schema, extractor=extractor, install=install, generated=generated, rows=normalized)
     return Validation(envelope, row_errors=row_errors, skipped=skipped)
 
 
-def _shape_errors(rows: list[Any], cols: tuple[str, ...]) -> list[ContractError]:
-    """Rows that are not an array of exactly len(cols) JSON scalars: faults of the envelope."""
-    width = len(cols)
-    errors = [
+def _width_errors(rows: list[Any], width: int) -> list[ContractError]:
+    """Rows that are not an array of exactly `width` values: faults of the envelope."""
+    return [
         ContractError(index, None, f"must be an array of exactly {width} values")
         for index, row in enumerate(rows)
         if type(row) is not list or len(row) != width
     ]
-    if errors:
-        return errors
+
+
+# Rows are turned into columns (and back) this many at a time: one zip over a whole 100,000-row request holds
+# every row of it as a new tuple at once, and took twice as long as chunks of this size.
+TRANSPOSE_CHUNK: Final = 4_000
+
+
+def _columns_of(rows: list[list[Any]], width: int) -> list[list[Any]]:
+    """The columns of rows that each hold exactly `width` values."""
+    columns: list[list[Any]] = [[] for _ in range(width)]
+    for start in range(0, len(rows), TRANSPOSE_CHUNK):
+        for column, values in zip(columns, zip(*rows[start : start + TRANSPOSE_CHUNK], strict=True), strict=True):
+            column.extend(values)
+    return columns
+
+
+def _rows_of(columns: list[list[Any]]) -> list[tuple[Any, ...]]:
+    rows: list[tuple[Any, ...]] = []
+    for start in range(0, len(columns[0]) if columns else 0, TRANSPOSE_CHUNK):
+        rows.extend(zip(*(column[start : start + TRANSPOSE_CHUNK] for column in columns), strict=True))
+    return rows
+
+
+def _scalar_errors(columns: list[list[Any]], cols: tuple[str, ...]) -> list[ContractError]:
+    """Values that are not JSON scalars (null, an array, an object): faults of the envelope."""
     # One pass over each column's value types (in C), then a slow look only where one is not a scalar.
     found: list[tuple[int, int, ContractError]] = []
-    for position, (col, column) in enumerate(zip(cols, zip(*rows, strict=True) if rows else (), strict=False)):
+    for position, (col, column) in enumerate(zip(cols, columns, strict=True)):
         if not set(map(type, column)) <= SCALAR_TYPES:
             found.extend(
                 (index, position, ContractError(index, col, "must be a string, a number, true or false (not null)"))
@@ -210,8 +234,11 @@ def _clear_roles(columns: dict[str, list[Any]]) -> None:
     A planner (or builder) whose model or provider the client could not name is no planner to
     judge (cycle-record.md): both of its columns are stored empty, as for a cycle without one.
     """
+    placeholder = id(PLACEHOLDER)
     for model_col, provider_col in (("pm", "pp"), ("bm", "bp")):
         models, providers = columns[model_col], columns[provider_col]
+        if placeholder not in map(id, models) and placeholder not in map(id, providers):
+            continue  # the usual case, in C
         for index, (model, provider) in enumerate(zip(models, providers, strict=True)):
             if model is PLACEHOLDER or provider is PLACEHOLDER:
                 models[index] = providers[index] = ""
@@ -221,13 +248,13 @@ def _clear_roles(columns: dict[str, list[Any]]) -> None:
 
 
 def _validate_rows(
-    rows: list[list[Any]], cols: tuple[str, ...], today: date
+    raw_columns: list[list[Any]], cols: tuple[str, ...], today: date
 ) -> tuple[list[tuple[Any, ...]], RowErrors, int]:
     """Check well-shaped rows column by column (one tight pass per column), then the rules between columns.
 
     Returns the valid rows normalized, the errors of the others, and how many were skipped.
     """
-    count = len(rows)
+    count = len(raw_columns[0])
     position = {col: index for index, col in enumerate(cols)}
     # (row, column position, column, message), sorted at the end into reading order.
     found: list[tuple[int, int, str, str]] = []
@@ -235,7 +262,7 @@ def _validate_rows(
     columns: dict[str, list[Any]] = {}
     bad_rows: set[int] = set()
     problems_by_col: dict[str, list[tuple[int, str]]] = {}
-    for col, raw_column in zip(cols, zip(*rows, strict=True) if rows else [() for _ in cols], strict=True):
+    for col, raw_column in zip(cols, raw_columns, strict=True):
         values, problems = checks[col](raw_column)
         columns[col] = values
         if problems:
@@ -275,6 +302,6 @@ def _validate_rows(
     errors.total = len(found) + uncounted
     ordered = [columns[col] for col in SCHEMA_3_COLUMNS]
     if not bad_rows:
-        return list(zip(*ordered, strict=True)), errors, 0
-    valid = [row for index, row in enumerate(zip(*ordered, strict=True)) if index not in bad_rows]
+        return _rows_of(ordered), errors, 0
+    valid = [row for index, row in enumerate(_rows_of(ordered)) if index not in bad_rows]
     return valid, errors, len(bad_rows)

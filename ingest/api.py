@@ -18,6 +18,7 @@ from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
+from core.collector import collector_paused
 from core.errors import RETRY_AFTER, ErrorSerializer, api_error, error_body
 from core.throttles import AddressRateThrottle, BodiesInFlightError, InstallRateThrottle, body_budget
 from ingest import openapi, serializers
@@ -200,9 +201,10 @@ def _checked_envelope(
     atomic = _wants_atomic(request)
     if atomic is None:
         return _refuse_atomic_parameter()
-    if before is not None:
-        before(request)
-    validation = validate_envelope(request.data, now=now, max_rows=settings.INGEST_MAX_ROWS)
+    with collector_paused():  # while the body is parsed (on the first read of request.data) and checked
+        if before is not None:
+            before(request)
+        validation = validate_envelope(request.data, now=now, max_rows=settings.INGEST_MAX_ROWS)
     if validation.envelope is None or (atomic and validation.skipped):
         return _refuse_invalid(validation)
     return validation, validation.envelope

@@ -68,22 +68,22 @@ GOAL_RATIO = 0.4  # the API's rate against COPY's, with the cells kept
 
 @dataclass(frozen=True)
 class Habits:
-    """What one install's rows share: the pairings it uses, with their efforts, and its run of days."""
+    """What one install's rows share: the pairings it uses, with their efforts (none: every row draws its own).
+    Its rows run over the HISTORY_DAYS up to today, in order."""
 
     pairings: tuple[tuple[str, str, str, str], ...]  # planner, planner effort, builder, builder effort
-    days: int  # its rows run over this many days up to today, in order
 
 
 def install_habits(rng: random.Random, spread: str) -> Habits:
     """A real contributor works with two or three pairings over many days, so its cycles share cells; the
     "random" spread draws every row's names, efforts and day afresh, nearly one cell per row: the worst case."""
     if spread == "random":
-        return Habits(pairings=(), days=HISTORY_DAYS)
+        return Habits(pairings=())
     pairings = tuple(
         (rng.choice(MODELS), rng.choice(EFFORTS), rng.choice(MODELS), rng.choice(EFFORTS))
         for _ in range(rng.randint(2, 3))
     )
-    return Habits(pairings=pairings, days=HISTORY_DAYS)
+    return Habits(pairings=pairings)
 
 
 def generated_row(rng: random.Random, key: int, day: date, habits: Habits) -> list[Any]:
@@ -149,9 +149,9 @@ def generated_envelopes(rows: int, batch: int, installs: int, seed: int, spread:
         body_rows = []
         for i in range(min(batch, rows - start)):
             if mine.pairings:
-                back = mine.days - 1 - done[owner] * mine.days // per_install[owner]
+                back = HISTORY_DAYS - 1 - done[owner] * HISTORY_DAYS // per_install[owner]
             else:
-                back = rng.randint(0, mine.days - 1)
+                back = rng.randint(0, HISTORY_DAYS - 1)
             done[owner] += 1
             body_rows.append(generated_row(rng, 0xB000_0000 + start + i, today - timedelta(days=back), mine))
         bodies.append(

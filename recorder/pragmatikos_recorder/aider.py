@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -57,6 +58,9 @@ REFUSED_EDIT_RE: Final = re.compile(r"^(?:Allow creation of new file|Create new 
 ANSWER_RE: Final = re.compile(r"\(Y\)es/\(N\)o.*\[[^\]]*\]: ?\S*$")
 ADDED_TO_CHAT_RE: Final = re.compile(r"^Add .+ to the chat\? (?:.*: )?y$", re.I)
 MAX_COST: Final = 5000.0  # the contract's ceiling for a cycle's cost
+# Real histories run ~45 bytes a line: this is ~90 MB of one, ~170 MB of Python for a file of 2-byte lines.
+MAX_HISTORY_LINES: Final = 1 << 21
+TOO_MANY_LINES: Final = "more lines than an aider history holds"
 NOT_YOURS: Final = "in a repository with no commit of yours (name its folder with --aider-root to read it)"
 SKIPPED_DIRS: Final = frozenset({"node_modules", ".git", ".venv", "venv", "__pycache__", "Library", ".cache"})
 
@@ -331,13 +335,28 @@ def _read_session(path: Path, repo: Path | None, started: datetime, lines: list[
     return reader.session
 
 
+def _lines(path: Path) -> tuple[list[str], array[int]] | None:
+    """The history's lines and each one's number in the file (over-long lines are left out), or None
+    past MAX_HISTORY_LINES: each line kept costs ~60 bytes, however short."""
+    lines: list[str] = []
+    numbers = array("L")  # 4 or 8 bytes a line, not a Python int's 28
+    for number, text in text_lines(path):
+        if len(lines) == MAX_HISTORY_LINES:
+            return None
+        numbers.append(number)
+        lines.append(text.rstrip("\r\n"))
+    return lines, numbers
+
+
 def read(path: Path, commits: CommitTimes | None = None) -> Reading:
     """The history's sessions that have a model reply; or, if replies were made by no named model, why none."""
     commits = commits or CommitTimes()
     # A file that is not a regular one, or too large, gives no lines (and is reported by text_lines);
     # a line over the cap is left out and reported.
-    numbered = list(text_lines(path))
-    lines = [text.rstrip("\r\n") for _, text in numbered]
+    read_lines = _lines(path)
+    if read_lines is None:
+        return Reading(skipped=Skipped(path, TOO_MANY_LINES))
+    lines, numbers = read_lines
     repo = repository_of(path)
     starts = [
         (i, _local_time(m.group(1))) for i, line in enumerate(lines) if line[:2] == "# " and (m := START_RE.match(line))
@@ -346,7 +365,7 @@ def read(path: Path, commits: CommitTimes | None = None) -> Reading:
     for n, (first, started) in enumerate(starts):
         last = starts[n + 1][0] if n + 1 < len(starts) else len(lines)
         if started is None:  # an impossible date: that session only is lost
-            skip_line(path, numbered[first][0], "a session start at no real time")
+            skip_line(path, numbers[first], "a session start at no real time")
         else:
             sessions.append(_read_session(path, repo, started, lines[first + 1 : last], commits))
     replied = [s for s in sessions if any(e.kind is Kind.STEP for e in s.events)]

@@ -2,7 +2,7 @@
 
 `[{},{},…]` is 3 bytes of text and about 70 bytes of Python per dict: a 198 MB file of three such lines
 once took minutes and gigabytes. The real lines come from the real rollout (tests/data/codex-rollout-rtchess)
-and the real Claude Code and Codex samples in tests/data.
+and the real Claude Code and Codex samples in tests/data. aider histories are text, bounded by their lines.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pragmatikos_recorder import jsonl
+from pragmatikos_recorder import aider, jsonl
 from pragmatikos_recorder.jsonl import (
     FILE_TOO_MANY_VALUES,
     MAX_DEPTH,
@@ -28,6 +28,7 @@ from pragmatikos_recorder.jsonl import (
     TOO_MANY_VALUES,
     weigh,
 )
+from pragmatikos_recorder.skips import Reading, Skipped
 
 from tests.data.paths import DATA_DIR
 from tests.recorder.test_crafted_logs import as_text, codex_home, real_lines, scan_codex
@@ -155,8 +156,15 @@ SCAN_AND_TELL_PEAK = (
 
 def test_the_crafted_file_is_scanned_in_bounded_memory_and_time(tmp_path: Path) -> None:
     claude = crafted_claude_home(tmp_path)
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PRAGMATIKOS_RECORDER_CONFIG": str(tmp_path)}
-    argv = ["scan", "--harness", "claude-code", "--claude-dir", str(claude)]
+    done, peak, took = run_and_tell_peak(["scan", "--harness", "claude-code", "--claude-dir", str(claude)], tmp_path)
+    assert f"  claude-code: 3 {TOO_MANY_VALUES}" in done.stderr.splitlines()
+    assert peak < PEAK_RSS_BOUND_KB, f"peak RSS {peak >> 10} MB"
+    assert took < TIME_BOUND_S, f"took {took:.1f} s"
+
+
+def run_and_tell_peak(argv: list[str], config: Path) -> tuple[subprocess.CompletedProcess[str], int, float]:
+    """`pragmatikos-record ARGV` in a process of its own: its result, peak RSS in KB and seconds taken."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(sys.path), "PRAGMATIKOS_RECORDER_CONFIG": str(config)}
     started = time.monotonic()
     done = subprocess.run(
         [sys.executable, "-c", SCAN_AND_TELL_PEAK, *argv],
@@ -164,7 +172,28 @@ def test_the_crafted_file_is_scanned_in_bounded_memory_and_time(tmp_path: Path) 
     )  # fmt: skip
     took = time.monotonic() - started
     assert done.returncode == 0, done.stderr
-    assert f"  claude-code: 3 {TOO_MANY_VALUES}" in done.stderr.splitlines()
     [peak] = [int(line.split()[1]) for line in done.stderr.splitlines() if line.startswith("peak-rss-kb ")]
+    return done, peak, took
+
+
+def test_an_aider_history_of_millions_of_short_lines_is_scanned_in_bounded_memory(tmp_path: Path) -> None:
+    repo = tmp_path / "aider" / "repo"
+    repo.mkdir(parents=True)
+    # 60 MB of 2-byte lines: ~200 bytes of Python each once kept, 4 GB before the line bound.
+    (repo / aider.HISTORY_NAME).write_bytes(b"# aider chat started at 2025-03-01 10:00:00\n" + b"ab\n" * 20_000_000)
+    done, peak, took = run_and_tell_peak(
+        ["scan", "--harness", "aider", "--aider-root", str(tmp_path / "aider")], tmp_path
+    )
+    assert f"  aider: 1 {aider.TOO_MANY_LINES}" in done.stderr.splitlines()
     assert peak < PEAK_RSS_BOUND_KB, f"peak RSS {peak >> 10} MB"
     assert took < TIME_BOUND_S, f"took {took:.1f} s"
+
+
+def test_a_history_is_read_up_to_the_line_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    history = tmp_path / aider.HISTORY_NAME
+    history.write_bytes((DATA_DIR / "aider" / "kevinmatz-AiderExperiments.md").read_bytes())
+    lines = len(history.read_bytes().splitlines())
+    monkeypatch.setattr(aider, "MAX_HISTORY_LINES", lines)
+    assert aider.read(history).skipped is None
+    monkeypatch.setattr(aider, "MAX_HISTORY_LINES", lines - 1)
+    assert aider.read(history) == Reading(skipped=Skipped(history, aider.TOO_MANY_LINES))

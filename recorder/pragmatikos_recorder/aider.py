@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import os
 import re
+from array import array
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -33,7 +34,7 @@ from typing import Final, Literal
 
 from pragmatikos_recorder.canonical import provider_of
 from pragmatikos_recorder.git_ship import _git
-from pragmatikos_recorder.jsonl import skip_line, text_lines
+from pragmatikos_recorder.jsonl import skip_file, skip_line, text_lines
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, is_verify_command
 from pragmatikos_recorder.skips import Reading, Skipped
 from pragmatikos_recorder.timeutil import EARLIEST, LATEST
@@ -57,6 +58,10 @@ REFUSED_EDIT_RE: Final = re.compile(r"^(?:Allow creation of new file|Create new 
 ANSWER_RE: Final = re.compile(r"\(Y\)es/\(N\)o.*\[[^\]]*\]: ?\S*$")
 ADDED_TO_CHAT_RE: Final = re.compile(r"^Add .+ to the chat\? (?:.*: )?y$", re.I)
 MAX_COST: Final = 5000.0  # the contract's ceiling for a cycle's cost
+# Real histories run ~45 bytes a line: this is ~90 MB of one, ~170 MB of Python for a file of 2-byte lines.
+MAX_HISTORY_LINES: Final = 1 << 21
+TOO_MANY_LINES: Final = "more lines than an aider history holds"
+NOT_YOURS: Final = "in a repository with no commit of yours (name its folder with --aider-root to read it)"
 SKIPPED_DIRS: Final = frozenset({"node_modules", ".git", ".venv", "venv", "__pycache__", "Library", ".cache"})
 
 # aider's commands (`cmd_*` in aider/commands.py); it runs any unique prefix of one, so `/arch` is /architect.
@@ -90,6 +95,43 @@ def find_logs(root: Path, max_depth: int = 6) -> list[Path]:
         else:
             dirnames[:] = [d for d in dirnames if d not in SKIPPED_DIRS and not d.startswith(".")]
     return sorted(found)
+
+
+def repository_of(history: Path) -> Path | None:
+    """The work tree holding a history: the nearest folder above it with a `.git`."""
+    return next((d for d in (history.parent, *history.parent.parents) if (d / ".git").exists()), None)
+
+
+def yours(histories: list[Path]) -> list[Path]:
+    """The histories in a repository where the person committed; the others are skipped and counted.
+
+    Anyone can leave a history in a repository they publish, and one cloned under the home folder
+    would otherwise be sent as the person's own cycles.
+    """
+    kept = []
+    for history in histories:
+        if _has_your_commit(repository_of(history)):
+            kept.append(history)
+        else:
+            skip_file(history, NOT_YOURS)
+    return kept
+
+
+def _has_your_commit(repo: Path | None) -> bool:
+    """Whether a commit of `repo` is authored with the e-mail the person's own git configuration gives.
+
+    The global files only (and what they include, so a per-folder `includeIf` identity counts): a
+    repository's .git/config is written by whoever made the repository when it comes as an archive.
+    """
+    if repo is None:
+        return False
+    email = (_git(repo, "config", "--global", "--includes", "user.email") or "").strip()
+    if not email:
+        return False
+    # aider's own commits keep the person's e-mail ("Name (aider) <e-mail>"), so they count too.
+    author = f"--author=<{email}>"
+    found = _git(repo, "log", "--all", "--fixed-strings", "--regexp-ignore-case", author, "-n", "1", "--format=%H")
+    return bool(found and found.strip())
 
 
 @dataclass(slots=True)
@@ -293,14 +335,29 @@ def _read_session(path: Path, repo: Path | None, started: datetime, lines: list[
     return reader.session
 
 
+def _lines(path: Path) -> tuple[list[str], array[int]] | None:
+    """The history's lines and each one's number in the file (over-long lines are left out), or None
+    past MAX_HISTORY_LINES: each line kept costs ~60 bytes, however short."""
+    lines: list[str] = []
+    numbers = array("L")  # 4 or 8 bytes a line, not a Python int's 28
+    for number, text in text_lines(path):
+        if len(lines) == MAX_HISTORY_LINES:
+            return None
+        numbers.append(number)
+        lines.append(text.rstrip("\r\n"))
+    return lines, numbers
+
+
 def read(path: Path, commits: CommitTimes | None = None) -> Reading:
     """The history's sessions that have a model reply; or, if replies were made by no named model, why none."""
     commits = commits or CommitTimes()
     # A file that is not a regular one, or too large, gives no lines (and is reported by text_lines);
     # a line over the cap is left out and reported.
-    numbered = list(text_lines(path))
-    lines = [text.rstrip("\r\n") for _, text in numbered]
-    repo = next((d for d in (path.parent, *path.parent.parents) if (d / ".git").exists()), None)
+    read_lines = _lines(path)
+    if read_lines is None:
+        return Reading(skipped=Skipped(path, TOO_MANY_LINES))
+    lines, numbers = read_lines
+    repo = repository_of(path)
     starts = [
         (i, _local_time(m.group(1))) for i, line in enumerate(lines) if line[:2] == "# " and (m := START_RE.match(line))
     ]
@@ -308,7 +365,7 @@ def read(path: Path, commits: CommitTimes | None = None) -> Reading:
     for n, (first, started) in enumerate(starts):
         last = starts[n + 1][0] if n + 1 < len(starts) else len(lines)
         if started is None:  # an impossible date: that session only is lost
-            skip_line(path, numbered[first][0], "a session start at no real time")
+            skip_line(path, numbers[first], "a session start at no real time")
         else:
             sessions.append(_read_session(path, repo, started, lines[first + 1 : last], commits))
     replied = [s for s in sessions if any(e.kind is Kind.STEP for e in s.events)]

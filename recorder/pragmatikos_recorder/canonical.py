@@ -52,6 +52,9 @@ FAMILY_WORDS: Final = frozenset(
 )
 # A size, version or quantisation: 32b, 4o, 8x7b, a3b, v3, r1, k2, q4 (and the k, m of q4_k_m).
 FAMILY_SEGMENT_RE: Final = re.compile(r"[0-9]{1,4}[a-z]{0,2}|[a-z][0-9]+[a-z]?|[0-9]+x[0-9]+b|[a-z]")
+# A quantisation whose level letters follow as segments of their own: the k and m of q4_k_m, the k of q6_k.
+QUANTISATION_RE: Final = re.compile(r"q[0-9]+")
+QUANTISATION_LETTERS: Final = 2
 WORD_WITH_VERSION_RE: Final = re.compile(r"([a-z]+)[0-9]*")  # small3 in mistral-small3.2
 NAME_SEGMENTS_RE: Final = re.compile(r"[-.:_]")
 
@@ -87,7 +90,24 @@ def is_family_name(name: str) -> bool:
     family = next((prefix for prefix, _ in FAMILY_PROVIDERS if first.startswith(prefix)), None)
     if family is None or not re.fullmatch(r"[0-9]*", first.removeprefix(family)):
         return False
-    return all(_is_family_segment(segment) for segment in rest)
+    return all(_is_family_segment(segment) for segment in rest) and not _spells_with_letters(rest)
+
+
+def _spells_with_letters(segments: list[str]) -> bool:
+    """Whether a single letter stands anywhere but as a quantisation level.
+
+    One letter at a time spells anything: `gpt-4o-c-o-n-t-o-s-o` (or `gpt-4o-c-1-o-2-n`) names an
+    organisation in a name the table would otherwise pass as public.
+    """
+    letters_allowed = 0
+    for segment in segments:
+        if len(segment) == 1 and segment.isalpha():
+            if letters_allowed == 0:
+                return True
+            letters_allowed -= 1
+        else:
+            letters_allowed = QUANTISATION_LETTERS if QUANTISATION_RE.fullmatch(segment) else 0
+    return False
 
 
 def _is_family_segment(segment: str) -> bool:

@@ -34,7 +34,12 @@ def _parser() -> argparse.ArgumentParser:
             "--claude-dir", type=Path, help="Claude Code's folder (default $CLAUDE_CONFIG_DIR or ~/.claude)"
         )
         sub.add_argument("--codex-dir", type=Path, help="Codex's folder (default ~/.codex or $CODEX_HOME)")
-        sub.add_argument("--aider-root", type=Path, help="folder searched for aider histories (default your home)")
+        sub.add_argument(
+            "--aider-root",
+            type=Path,
+            help="folder whose aider histories are all read (default your home, where only histories in"
+            " repositories with a commit by your global git user.email are read)",
+        )
         sub.add_argument(
             "--allow-name",
             action="append",
@@ -66,7 +71,10 @@ def _parser() -> argparse.ArgumentParser:
 def _roots(args: argparse.Namespace) -> Roots:
     defaults = Roots.defaults()
     return Roots(
-        args.claude_dir or defaults.claude, args.codex_dir or defaults.codex, args.aider_root or defaults.aider
+        args.claude_dir or defaults.claude,
+        args.codex_dir or defaults.codex,
+        args.aider_root or defaults.aider,
+        aider_named=args.aider_root is not None,
     )
 
 

@@ -5,6 +5,12 @@ to /dev/zero would fill memory), each line is read up to a cap, and a line that 
 deeply nested, not JSON or not of the shape its reader expects costs that line only. What was
 passed over is told to the scan's ReadReport (see `reporting_to`), per harness, counted once per
 file and line however often a reader opens the file.
+
+A line's cost in memory is not its length: `[{},{},…]` is 3 bytes of text per dict and 70 bytes of
+Python per dict. So before json.loads a line is weighed: the values it would make (its commas and
+brackets outside strings) and how deep they nest, from a few C-speed passes over its bytes. A line
+with too many values is passed over, and a file whose lines add up to too many stops being read
+(readers keep a file's lines while they read it).
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import stat
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -24,6 +31,9 @@ from typing import IO, Any, Final
 MAX_FILE_BYTES: Final = 1 << 30  # the longest real transcripts seen are tens of megabytes
 MAX_LINE_BYTES: Final = 64 << 20  # a line holding several pasted screenshots stays well under this
 MAX_DEPTH: Final = 100  # real lines nest a dozen levels; readers and json.dumps recurse
+# Real lines make at most a few hundred values (a long patch a few thousand); each value costs 50 to 100 bytes.
+MAX_LINE_VALUES: Final = 1 << 18  # ~25 MB of Python at most
+MAX_FILE_VALUES: Final = 1 << 23  # ~800 MB at most; a real transcript of this many values is hundreds of MB
 MAX_TOKENS: Final = 10**12  # more tokens than any session could spend: a count beyond is not one
 
 NOT_REGULAR: Final = "not a regular file"
@@ -34,6 +44,13 @@ TOO_DEEP: Final = "nested too deeply"
 NOT_JSON: Final = "not JSON (or cut short while being written)"
 NUMBER_TOO_LONG: Final = "a number too long to read"
 NOT_AN_OBJECT: Final = "not a JSON object"
+TOO_MANY_VALUES: Final = "more values than a log line holds"
+FILE_TOO_MANY_VALUES: Final = "more values than a log file holds"
+
+# What a line's weight is read from: quotes, commas and brackets, `{}` written `[]` (only nesting counts).
+_NOT_STRUCTURE: Final = bytes(b for b in range(256) if b not in b'",[]{}')
+_AS_SQUARE: Final = bytes.maketrans(b"{}", b"[]")
+_STRING_RE: Final = re.compile(rb'"[^"]*"')  # a string once its escapes are gone and only structure is left
 
 LineCheck = Callable[[dict[str, Any]], "str | None"]
 
@@ -121,6 +138,11 @@ def _open(path: Path) -> IO[bytes] | None:
 
 def text_lines(path: Path) -> Iterator[tuple[int, str]]:
     """(line number, text) of each line of a regular file, over-long lines left out and counted."""
+    for number, line in _byte_lines(path):
+        yield number, line.decode("utf-8", errors="replace")
+
+
+def _byte_lines(path: Path) -> Iterator[tuple[int, bytes]]:
     handle = _open(path)
     if handle is None:
         return
@@ -134,7 +156,8 @@ def text_lines(path: Path) -> Iterator[tuple[int, str]]:
                 total += _discard_rest_of_line(handle)
                 skip_line(path, number, LINE_TOO_LONG)
             else:
-                yield number, line.decode("utf-8", errors="replace")
+                yield number, line
+            line = b""  # a line may be tens of MB: not held while the next one is read
             if total > MAX_FILE_BYTES:  # still growing while read
                 skip_file(path, TOO_LARGE)
                 return
@@ -149,40 +172,65 @@ def _discard_rest_of_line(handle: IO[bytes]) -> int:
     return skipped
 
 
-def _too_deep(value: Any) -> bool:
-    """Whether `value` nests deeper than MAX_DEPTH, walked without recursion."""
-    stack = [(value, 1)]
-    while stack:
-        item, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            return True
-        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else ()
-        stack.extend((child, depth + 1) for child in children if isinstance(child, dict | list))
-    return False
+def weigh(line: bytes) -> tuple[int, str | None]:
+    """How many values json.loads would make of `line`, and why not to parse it (None: parse it).
+
+    Counts are of commas and brackets outside strings: each value but the first of an array or object
+    follows a comma, each container opens with a bracket. Every pass is a C-speed bytes method that
+    copies the line at most once; lines with few brackets and commas take only the first.
+    """
+    upper = line.count(b",") + line.count(b"{") + line.count(b"[")  # strings' contents counted too
+    if upper <= MAX_DEPTH:  # too few brackets to nest too deep, too few values to matter
+        return upper, None
+    # Escapes first (`\\` then `\"`, as a reader pairs them from the left), then all but the structure.
+    shape = line.replace(b"\\\\", b"").replace(b'\\"', b"").translate(_AS_SQUARE, _NOT_STRUCTURE)
+    if shape.count(b'"') > 4 * MAX_LINE_VALUES:  # each string is a value or a key: too many, however nested
+        return upper, TOO_MANY_VALUES
+    shape = _STRING_RE.sub(b"", shape)
+    values = shape.count(b",") + shape.count(b"[")
+    if values > MAX_LINE_VALUES:
+        return values, TOO_MANY_VALUES
+    return values, _nesting(shape.replace(b",", b""))
+
+
+def _nesting(brackets: bytes) -> str | None:
+    """TOO_DEEP when the brackets nest deeper than MAX_DEPTH; each pass takes off the innermost pairs."""
+    for _ in range(MAX_DEPTH):
+        if not brackets:
+            return None
+        inner = brackets.replace(b"[]", b"")
+        if len(inner) == len(brackets):  # brackets left open (a line cut short) or closed unopened
+            return NOT_JSON
+        brackets = inner
+    return TOO_DEEP if brackets else None
 
 
 def _parse(text: str) -> tuple[Any, str | None]:
     try:
-        value = json.loads(text)
+        return json.loads(text), None
     except RecursionError:
         return None, TOO_DEEP
     except json.JSONDecodeError:
         return None, NOT_JSON
     except ValueError:  # an integer past Python's digit limit
         return None, NUMBER_TOO_LONG
-    # Counting brackets is quick and bounds the depth: only a line with many is walked.
-    if text.count("{") + text.count("[") > MAX_DEPTH and _too_deep(value):
-        return None, TOO_DEEP
-    return value, None
 
 
 def json_objects(path: Path, check: LineCheck | None = None) -> Iterator[dict[str, Any]]:
     """Each line that is one JSON object (and passes `check`, which names what is wrong with a line or
-    returns None); other lines are passed over and counted, blank ones silently."""
-    for number, text in text_lines(path):
-        if not text.strip():
+    returns None); other lines are passed over and counted, blank ones silently. A file whose lines
+    make more than MAX_FILE_VALUES values in all is read no further (its reader keeps what it read)."""
+    total = 0
+    for number, line in _byte_lines(path):
+        if line.isspace():
+            del line  # a line may be tens of MB: not held while the next one is read
             continue
-        entry, why = _parse(text)
+        values, entry, why = _entry(line)
+        del line
+        total += values
+        if total > MAX_FILE_VALUES:
+            skip_file(path, FILE_TOO_MANY_VALUES)
+            return
         if why is None and not isinstance(entry, dict):
             why = NOT_AN_OBJECT
         if why is None and check is not None:
@@ -191,6 +239,15 @@ def json_objects(path: Path, check: LineCheck | None = None) -> Iterator[dict[st
             skip_line(path, number, why)
             continue
         yield entry
+
+
+def _entry(line: bytes) -> tuple[int, Any, str | None]:
+    """(values it makes, the line parsed, why it is passed over); a line weighing too much is not parsed."""
+    values, why = weigh(line)
+    if why is not None:
+        return 0, None, why
+    entry, why = _parse(line.decode("utf-8", errors="replace"))
+    return values, entry, why
 
 
 def modified_time(path: Path) -> float:

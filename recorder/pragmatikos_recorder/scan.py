@@ -25,16 +25,19 @@ class Roots:
     """Where each harness keeps its logs (aider: the folder searched for history files).
 
     They also bound what git may read: a repository (or a path a log names) outside all three is
-    not looked up. By default the aider root is the home folder, so that is every repository in it.
+    not looked up. By default the aider root is the home folder, so that is every repository in it;
+    there, unlike under a root the person named, only histories in repositories where they
+    committed are read (`aider.yours`).
     """
 
     claude: Path
     codex: Path
     aider: Path
+    aider_named: bool = True
 
     @classmethod
     def defaults(cls) -> Roots:
-        return cls(claude_code.default_root(), codex.default_root(), aider.default_root())
+        return cls(claude_code.default_root(), codex.default_root(), aider.default_root(), aider_named=False)
 
 
 Parser = Callable[[Path], list[Session]]
@@ -49,7 +52,10 @@ def find(harness: str, roots: Roots) -> tuple[list[Path], Parser]:
         subagents = codex.index_subagents(paths)
         return paths, lambda path: _sessions(codex.read(path, subagents))
     commits = aider.CommitTimes()  # shared by the scan's histories: one `git log` per repository
-    return aider.find_logs(roots.aider), lambda path: _sessions(aider.read(path, commits))
+    histories = aider.find_logs(roots.aider)
+    if not roots.aider_named:
+        histories = aider.yours(histories)
+    return histories, lambda path: _sessions(aider.read(path, commits))
 
 
 def _sessions(reading: Reading) -> list[Session]:

@@ -50,6 +50,18 @@ def test_it_sends_a_name_the_list_or_the_family_table_knows(name: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "raw",
+    [
+        "gpt-4o-mini", "claude-3-5-sonnet", "o3-mini", "gpt-5.1-codex-max", "gemini-2.5-pro", "kimi-k2", "glm-4.6",
+        "deepseek-v3.1", "qwen3-coder", "qwen2.5-coder:7b-instruct-q4_K_M", "llama3.1:8b-instruct-q5_k_s",
+        "qwen2.5:7b-q6_k", "qwen3:30b-a3b-q4_0", "gemma-3n-e4b-it",
+    ],
+)  # fmt: skip
+def test_the_family_table_knows_real_names_with_their_quantisation_letters(raw: str) -> None:
+    assert is_family_name(model_name(raw))
+
+
+@pytest.mark.parametrize(
     "name",
     [
         "acme-gpt4-prod",  # an Azure deployment name
@@ -57,6 +69,10 @@ def test_it_sends_a_name_the_list_or_the_family_table_knows(name: str) -> None:
         "claude-opus-4.5-acme",
         "support-bot",
         "gpt-4-8881234",  # a long number after a family is no version
+        "gpt-4o-c-o-n-t-o-s-o",  # an organisation spelled one letter at a time
+        "gpt-4o-c-1-o-2-n",  # and with versions between the letters
+        "claude-opus-4.5-x",
+        "qwen2.5:7b-q4_k_m_x",  # a quantisation has at most two level letters
     ],
 )
 def test_it_withholds_a_name_no_public_list_knows(name: str) -> None:

@@ -260,7 +260,7 @@ def main() -> int:
         load_cycles(scratch_url, args.cycles, contributors=60)
         manage(env, "recompute", "--force")
         config = ("-c", str(REPO / "deploy" / "gunicorn.conf.py"), "--error-logfile", str(workdir / "gunicorn.log"))
-        server, port = scratch.start_gunicorn(env, workers=2, ready_path="/methodology/", extra=config)
+        server, port = scratch.start_gunicorn(env, workers=2, ready_path="/api/v1/stats", extra=config)
         pids = worker_pids(server)
         paths = ["/", "/methodology/", compare_path(port), "/api/v1/pool.json"]
         print(

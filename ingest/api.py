@@ -30,7 +30,7 @@ from core.throttles import (
     body_budget,
 )
 from ingest import openapi, serializers
-from ingest.bodies import install_as_sent, refuse_too_many_values, release_body
+from ingest.bodies import install_as_sent, refuse_costly_body, release_body
 from ingest.columns import SCHEMA_3_COLUMNS
 from ingest.contract import (
     MAX_ERRORS,
@@ -116,13 +116,13 @@ def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 class StrictJSONParser(BaseParser):
     """JSON without NaN, Infinity or a key twice in one object, parsed from the bytes in one call, once they
-    are known to hold no more values than a valid envelope can (413 before parsing otherwise)."""
+    are known to hold no more values and objects than a body worth parsing can (ingest.bodies)."""
 
     media_type = "application/json"
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
         raw = stream.read()
-        refuse_too_many_values(raw)
+        refuse_costly_body(raw)
         try:
             return json.loads(raw, parse_constant=_reject_constant, object_pairs_hook=_object_without_repeats)
         except DuplicateKeyError as exc:

@@ -19,7 +19,7 @@ from rest_framework import status
 from rest_framework.exceptions import APIException
 
 from ingest.columns import COLUMNS_BY_SCHEMA
-from ingest.contract import ENVELOPE_KEYS, parse_install
+from ingest.contract import ENVELOPE_KEYS, MAX_ERRORS, parse_install
 
 WIDEST_ROW: Final = max(len(cols) for cols in COLUMNS_BY_SCHEMA.values())
 # The envelope's install key and value as sent: a string followed by a colon is always an object's key.
@@ -39,6 +39,33 @@ def holds_too_many_values(raw: bytes, max_rows: int) -> bool:
     return raw.count(b",") + raw.count(b"[") + raw.count(b"{") > most_separators(max_rows)
 
 
+# Objects a body may hold besides the envelope before it is refused unparsed: a few get each their row's error
+# (an answer lists MAX_ERRORS of them anyway); millions would each cost a call of the parser's key check.
+MOST_OBJECTS: Final = 1 + MAX_ERRORS
+
+
+def holds_objects_in_rows(raw: bytes) -> bool:
+    """More `{` than an envelope and a listable few bad rows: a valid envelope is the body's one object (a `{`
+    inside a string counts too: no value the contract admits holds one)."""
+    return raw.count(b"{") > MOST_OBJECTS
+
+
+class ObjectsInRowsError(APIException):
+    """Rows full of objects: 400 naming `rows`, before the body is parsed."""
+
+    status_code = status.HTTP_400_BAD_REQUEST
+    default_code = "objects_in_rows"
+
+    def __init__(self) -> None:
+        message = f"must be arrays of JSON scalars; the body holds over {MOST_OBJECTS - 1} objects besides itself"
+        super().__init__()
+        # As answered: DRF would make every value of a detail given to it a string, the null row too.
+        self.detail = {
+            "error": "1 value breaks the contribution contract; nothing was stored.",
+            "errors": [{"row": None, "col": "rows", "message": message}],
+        }
+
+
 class TooManyValuesError(APIException):
     """A body holding more values than INGEST_MAX_ROWS rows can: 413, before it is parsed."""
 
@@ -52,9 +79,13 @@ class TooManyValuesError(APIException):
         )
 
 
-def refuse_too_many_values(raw: bytes) -> None:
+def refuse_costly_body(raw: bytes) -> None:
+    """413 for more values than INGEST_MAX_ROWS rows can hold, 400 for rows full of objects: both before the body
+    is parsed, so neither builds an object."""
     if holds_too_many_values(raw, settings.INGEST_MAX_ROWS):
         raise TooManyValuesError
+    if holds_objects_in_rows(raw):
+        raise ObjectsInRowsError
 
 
 def install_as_sent(raw: bytes) -> uuid.UUID | None:

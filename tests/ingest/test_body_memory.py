@@ -179,3 +179,27 @@ def test_a_gunicorn_worker_gives_back_what_large_bodies_took() -> None:
 
     assert answers == [400, 400, 400, 413, 413, 413]
     assert after - before < 100, f"{before:.0f} MB -> {after:.0f} MB"
+
+
+def test_rows_full_of_objects_are_refused_400_naming_rows_before_they_are_parsed(api: Api) -> None:
+    # Cut short: parsed, it would be "not valid JSON"; refused on its braces alone, it names `rows`.
+    raw = objects_rows(200_000, end=b"")
+
+    response = api.contribute(raw)
+
+    assert response.status_code == 400, response.content[:300]
+    assert response.json()["errors"] == [
+        {"row": None, "col": "rows", "message": response.json()["errors"][0]["message"]}
+    ]
+    assert "must be arrays of JSON scalars" in response.json()["errors"][0]["message"]
+    assert stored_counts() == (0, 0, 0)
+
+
+def test_a_few_object_rows_still_get_each_its_rows_error(api: Api) -> None:
+    body = envelope(3)
+    body["rows"][1] = {"cycle_key": "x"}
+
+    response = api.contribute(body)
+
+    assert response.status_code == 400
+    assert response.json()["errors"][0]["row"] == 1

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from typing import Any, Final
+from typing import Any, Final, cast
 
 from django.conf import settings
 from django.http import HttpRequest
@@ -60,10 +60,13 @@ class ObjectsInRowsError(APIException):
         message = f"must be arrays of JSON scalars; the body holds over {MOST_OBJECTS - 1} objects besides itself"
         super().__init__()
         # As answered: DRF would make every value of a detail given to it a string, the null row too.
-        self.detail = {
-            "error": "1 value breaks the contribution contract; nothing was stored.",
-            "errors": [{"row": None, "col": "rows", "message": message}],
-        }
+        self.detail = cast(
+            Any,
+            {
+                "error": "1 value breaks the contribution contract; nothing was stored.",
+                "errors": [{"row": None, "col": "rows", "message": message}],
+            },
+        )
 
 
 class TooManyValuesError(APIException):

@@ -12,7 +12,7 @@ TEST_WORKERS ?= 2
 UV_VERSION := 0.13.9
 UV := $(BIN)/uv
 
-.PHONY: run test test-fast lint lock check bench-ingest bench-recompute bench-pages bench-downloads bench-load clean
+.PHONY: run test test-fast lint lock check bench-ingest bench-recompute bench-pages bench-downloads bench-load bench-request-memory clean
 
 $(UV):
 	@echo "==> First run: a virtualenv in $(VENV) with the locked packages (uv.lock): a minute or two."
@@ -75,6 +75,9 @@ bench-downloads: $(VENV)/.installed
 
 bench-load: $(VENV)/.installed
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/load.py
+
+bench-request-memory: $(VENV)/.installed
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/request_memory.py
 
 clean:
 	rm -rf $(VENV) var staticfiles

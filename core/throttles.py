@@ -203,7 +203,7 @@ class InstallRateThrottle(FailClosedRateThrottle):
 
 
 class BodiesInFlightError(APIException):
-    """This process holds as many large bodies as it may: answered 503 with Retry-After before the body is read."""
+    """This process holds as many bytes of bodies as it may: answered 503 with Retry-After before the body is read."""
 
     status_code = status.HTTP_503_SERVICE_UNAVAILABLE
     default_detail = "The service is taking other large contributions right now; try again in a few seconds."
@@ -211,17 +211,17 @@ class BodiesInFlightError(APIException):
     wait = 10
 
 
-# Bodies under this size are not counted: the plugin's everyday sends are a few kilobytes, and a large
-# send in flight must not turn them away.
+# A body this large is followed by a trim of the process's freed memory (core.memory) once its request ends.
 LARGE_BODY_BYTES = 1024 * 1024
 
 
 class BodyBudget:
-    """The bytes of large request bodies one process parses at once (INGEST_BODY_BYTES_IN_FLIGHT).
+    """The bytes of request bodies one process holds at once (INGEST_BODY_BYTES_IN_FLIGHT), every body counted.
 
-    A parsed body costs about ten times its bytes in Python objects until its request ends, so the
-    sum is what bounds a process's memory when several big histories arrive together. One body is
-    always admitted when none is held, so the largest body the cap allows always gets in.
+    A parsed body costs several times its bytes in Python objects until its request ends (ingest.bodies
+    bounds how many), so the sum is what bounds a process's memory when bodies arrive together: small
+    ones count too, or sixteen threads of 1 MiB bodies would go unmetered. One body is always admitted
+    when none is held, so the largest body the cap allows always gets in.
     """
 
     def __init__(self) -> None:
@@ -229,8 +229,6 @@ class BodyBudget:
         self.held = 0
 
     def take(self, size: int) -> bool:
-        if size < LARGE_BODY_BYTES:
-            return True
         with self._lock:
             if self.held and self.held + size > settings.INGEST_BODY_BYTES_IN_FLIGHT:
                 return False
@@ -238,9 +236,8 @@ class BodyBudget:
             return True
 
     def give_back(self, size: int) -> None:
-        if size >= LARGE_BODY_BYTES:
-            with self._lock:
-                self.held -= size
+        with self._lock:
+            self.held -= size
 
 
 body_budget = BodyBudget()

@@ -8,6 +8,9 @@ No log line carries a client address: the access log format leaves the address o
 the error log's one address-bearing message (an unparseable request) is redacted.
 """
 
+import contextlib
+import ctypes
+import ctypes.util
 import logging
 import os
 import re
@@ -21,6 +24,14 @@ threads = int(os.environ.get("WEB_THREADS", "8"))
 timeout = 120
 graceful_timeout = 30
 keepalive = 5
+
+# At most two malloc arenas per process (glibc makes up to eight per core, one for each contending thread):
+# the memory a large body's parse frees, spread over many arenas, is seldom whole pages and is never given
+# back. Set here, in the master before it forks, so every worker inherits it; elsewhere than glibc, nothing.
+M_ARENA_MAX = -8  # mallopt's parameter number (malloc.h)
+MALLOC_ARENAS = int(os.environ.get("MALLOC_ARENA_MAX", "2"))
+with contextlib.suppress(OSError, AttributeError):
+    ctypes.CDLL(ctypes.util.find_library("c")).mallopt(M_ARENA_MAX, MALLOC_ARENAS)
 
 accesslog = "-"
 errorlog = "-"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import uuid
 from collections.abc import Callable, Mapping
 from datetime import datetime
 from typing import Any
@@ -20,8 +21,16 @@ from rest_framework.views import APIView
 
 from core.collector import collector_paused
 from core.errors import RETRY_AFTER, ErrorSerializer, api_error, error_body
-from core.throttles import AddressRateThrottle, BodiesInFlightError, InstallRateThrottle, body_budget
+from core.memory import return_freed_memory
+from core.throttles import (
+    LARGE_BODY_BYTES,
+    AddressRateThrottle,
+    BodiesInFlightError,
+    InstallRateThrottle,
+    body_budget,
+)
 from ingest import openapi, serializers
+from ingest.bodies import install_as_sent, refuse_costly_body, release_body
 from ingest.columns import SCHEMA_3_COLUMNS
 from ingest.contract import (
     MAX_ERRORS,
@@ -45,14 +54,17 @@ BODY_ERROR_RESPONSES = {
     411: OpenApiResponse(ErrorSerializer, description="The body was sent without a Content-Length."),
     413: OpenApiResponse(
         ErrorSerializer,
-        description=f"Over {settings.INGEST_MAX_BODY_BYTES // 2**20} MiB or over {settings.INGEST_MAX_ROWS:,} rows.",
+        description=(
+            f"Over {settings.INGEST_MAX_BODY_BYTES // 2**20} MiB, over {settings.INGEST_MAX_ROWS:,} rows, or more "
+            "values than that many rows can hold."
+        ),
     ),
     415: OpenApiResponse(ErrorSerializer, description="The body is not sent as application/json."),
     429: OpenApiResponse(ErrorSerializer, description="Throttled; see the Retry-After header."),
     503: OpenApiResponse(
         ErrorSerializer,
         description=(
-            "The throttle's counters or the database are unreachable, or the service is parsing as many large "
+            "The throttle's counters or the database are unreachable, or the service is holding as many bytes of "
             "bodies as it may at once; see the Retry-After header."
         ),
     ),
@@ -103,13 +115,16 @@ def _object_without_repeats(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
 
 
 class StrictJSONParser(BaseParser):
-    """JSON without NaN, Infinity or a key twice in one object, parsed from the bytes in one call."""
+    """JSON without NaN, Infinity or a key twice in one object, parsed from the bytes in one call, once they
+    are known to hold no more values and objects than a body worth parsing can (ingest.bodies)."""
 
     media_type = "application/json"
 
     def parse(self, stream: Any, media_type: str | None = None, parser_context: Mapping[str, Any] | None = None) -> Any:
+        raw = stream.read()
+        refuse_costly_body(raw)
         try:
-            return json.loads(stream.read(), parse_constant=_reject_constant, object_pairs_hook=_object_without_repeats)
+            return json.loads(raw, parse_constant=_reject_constant, object_pairs_hook=_object_without_repeats)
         except DuplicateKeyError as exc:
             raise ParseError("The body is not valid JSON for this API: an object names a key twice.") from exc
         except (ValueError, RecursionError) as exc:  # UnicodeDecodeError is a ValueError
@@ -192,7 +207,7 @@ def _checked_envelope(
 ) -> tuple[Validation, Envelope] | Response:
     """The checks a contribution and its preview share: a readable JSON body, the atomic parameter, the contract.
 
-    `before` runs once the body is parsed and before it is checked (the install's throttle). Returns the
+    `before` runs once the body is read, before it is parsed (the install's throttle). Returns the
     validation and its envelope, or the answer that refuses the request.
     """
     refusal = _refuse_unreadable_body(request)
@@ -217,7 +232,7 @@ def _skipped_rows(validation: Validation) -> dict[str, Any]:
 
 class BodyApi(APIView):
     """An operation that reads a JSON body: strict JSON, throttled by address and by the process's budget of
-    large bodies before the body is read."""
+    bodies before the body is read; the body, raw and parsed, dropped when the request ends."""
 
     parser_classes = (StrictJSONParser,)
     throttle_classes = (AddressRateThrottle,)
@@ -232,8 +247,11 @@ class BodyApi(APIView):
         try:
             return super().dispatch(request, *args, **kwargs)
         finally:
+            release_body(getattr(self, "request", None), request)
             if self.body_admitted:
                 body_budget.give_back(size)
+            if size >= LARGE_BODY_BYTES:
+                return_freed_memory()
 
     def initial(self, request: Request, *args: Any, **kwargs: Any) -> None:
         super().initial(request, *args, **kwargs)  # the address's rate first: a 429 is the truer answer
@@ -254,6 +272,8 @@ def envelope_operation(*, operation_id: str, summary: str, description: str, ans
 
 
 class ContributeApi(BodyApi):
+    install_counted: uuid.UUID | None = None  # the install counted against its rate before the body was parsed
+
     @envelope_operation(
         operation_id="contribute",
         summary="Contribute cycles",
@@ -266,10 +286,12 @@ class ContributeApi(BodyApi):
     )
     def post(self, request: Request) -> Response:
         now = timezone.now()
-        checked = _checked_envelope(request, now=now, before=self._throttle_install)
+        checked = _checked_envelope(request, now=now, before=self._throttle_install_as_sent)
         if isinstance(checked, Response):
             return checked
         validation, envelope = checked
+        if envelope.install != self.install_counted:  # its key was written with escapes: found only now
+            self._throttle_install(request, envelope.install)
         try:
             result = contribute(envelope=envelope, now=now, skipped=validation.skipped)
         except InstallRetractedError:
@@ -284,14 +306,18 @@ class ContributeApi(BodyApi):
         }
         return Response(body, status=status.HTTP_202_ACCEPTED)
 
-    def _throttle_install(self, request: Request) -> None:
-        """Count the request against its install, once the body is parsed (the install is in it)."""
-        data = request.data
-        install = parse_install(data.get("install")) if isinstance(data, dict) else None
-        if install is not None:
-            throttle = InstallRateThrottle(install_hash(install))
-            if not throttle.allow_request(request, self):
-                self.throttled(request, throttle.wait() or 1)
+    def _throttle_install_as_sent(self, request: Request) -> None:
+        """Count the request against the install its body names, before the body is parsed: an install over
+        its rate costs no parse."""
+        self.install_counted = install_as_sent(request._request.body)
+        self._throttle_install(request, self.install_counted)
+
+    def _throttle_install(self, request: Request, install: uuid.UUID | None) -> None:
+        if install is None:
+            return
+        throttle = InstallRateThrottle(install_hash(install))
+        if not throttle.allow_request(request, self):
+            self.throttled(request, throttle.wait() or 1)
 
 
 @extend_schema(exclude=True)  # the same operation as ContributeApi, at the path the OpenCode plugin posts to

@@ -224,8 +224,9 @@ SPECTACULAR_SETTINGS = {
 # The client sends a whole history in one request and cannot split it: 100,000 rows must get in (cycle-record.md).
 INGEST_MAX_BODY_BYTES = envint("INGEST_MAX_BODY_BYTES", 64 * 1024 * 1024)
 INGEST_MAX_ROWS = envint("INGEST_MAX_ROWS", 100_000)
-# Bytes of large bodies (1 MiB and over) one web process parses at once; beyond it, 503 with Retry-After.
-INGEST_BODY_BYTES_IN_FLIGHT = envint("INGEST_BODY_BYTES_IN_FLIGHT", 64 * 1024 * 1024)
+# Bytes of bodies (every one) one web process holds at once; beyond it, 503 with Retry-After. One body at
+# the cap and 16 MiB of everyday sends beside it.
+INGEST_BODY_BYTES_IN_FLIGHT = envint("INGEST_BODY_BYTES_IN_FLIGHT", 80 * 1024 * 1024)
 INGEST_RATE_PER_INSTALL = envstr("INGEST_RATE_PER_INSTALL", "60/hour")
 INGEST_RATE_PER_ADDRESS = envstr("INGEST_RATE_PER_ADDRESS", "600/hour")
 # A retraction of an install that never stored a cycle is forgotten after this many days: it deletes

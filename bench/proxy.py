@@ -197,7 +197,7 @@ def held_uploads(
 ) -> list[socket.socket]:
     """`count` uploads announcing `size` bytes and sending all but the last (or until the proxy stops
     reading it for 5 s): open sockets the caller closes."""
-    held = []
+    held: list[socket.socket] = []
     head = (
         f"POST {path} HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: {size}\r\n\r\n"
     ).encode()
@@ -213,4 +213,6 @@ def held_uploads(
                 left -= upload.send(block[: min(left, len(block))])
         except TimeoutError:
             continue  # not read on: held all the same
+        except OSError:
+            continue  # answered and closed before the whole body (the app's own refusal)
     return held

@@ -15,6 +15,11 @@ so a broken download resumes; the unpacked stream has no length known in advance
 every request whole. Both answer If-None-Match with 304. While the newest snapshot's file is
 being written the previous one is sent. Before the first file exists, or while a retraction is
 newer than the file, it answers 503 with Retry-After: the file is never built here.
+
+Behind the proxy (EXPORTS_SERVED_BY_PROXY=1) every answer is decided here the same way, but the
+bytes are sent by the proxy: the response is empty and names the file (X-Accel-Redirect, a copy
+made by rankings/served_exports.py: the plain CSV is unpacked once to a file) and the one range it
+grants (X-Accel-Range), so no app thread waits on a slow reader.
 """
 
 import csv
@@ -24,6 +29,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 
+from django.conf import settings
 from django.http import (
     FileResponse,
     HttpRequest,
@@ -43,7 +49,7 @@ from core.times import iso_z
 from pages import presenters, wording
 from pages.serving import chosen_view, render_page
 from pages.windowed import windowed_document
-from rankings import cycles_file
+from rankings import cycles_file, served_exports
 from rankings.current import Lazy, serving_snapshot
 from rankings.windows import WINDOW_PARAMETERS, read_window
 from scoring.shapes import PAIRING_VIEWS, View
@@ -229,6 +235,11 @@ def _unpacked_response(request: HttpRequest, export: cycles_file.Export, handle:
     if unchanged is not None:
         handle.close()
         return unchanged
+    if settings.EXPORTS_SERVED_BY_PROXY:
+        with handle:
+            proxied = _proxied(served_exports.unpacked_copy(export, handle), CSV_PLAIN, None)
+        _file_headers(proxied, export, CSV_PLAIN)
+        return proxied
     response = StreamingHttpResponse(_unpacked(handle), content_type=CSV_PLAIN.content_type)
     _file_headers(response, export, CSV_PLAIN)
     return response
@@ -261,6 +272,12 @@ def _file_response(
         refused["Content-Range"] = f"bytes */{export.size}"
         _file_headers(refused, export, representation)
         return refused
+    copy = served_exports.packed_copy(export, handle) if settings.EXPORTS_SERVED_BY_PROXY else None
+    if copy is not None:
+        handle.close()
+        proxied = _proxied(copy, representation, wanted)
+        _file_headers(proxied, export, representation)
+        return proxied
     response: FileResponse
     if wanted is not None:
         first, last = wanted
@@ -274,6 +291,17 @@ def _file_response(
     if representation.content_encoding:
         response["Content-Encoding"] = representation.content_encoding
     _file_headers(response, export, representation)
+    return response
+
+
+def _proxied(path: str, representation: Representation, wanted: tuple[int, int] | None) -> HttpResponse:
+    """An empty answer naming the file the proxy sends (deploy/Caddyfile) and the range it grants, if any."""
+    response = HttpResponse(content_type=representation.content_type)
+    response["X-Accel-Redirect"] = path
+    # Always present (empty: the whole file), so the proxy's placeholder for it is always filled in.
+    response["X-Accel-Range"] = f"bytes={wanted[0]}-{wanted[1]}" if wanted else ""
+    if representation.content_encoding:
+        response["Content-Encoding"] = representation.content_encoding
     return response
 
 

@@ -257,6 +257,9 @@ except re.error as exc:
 # Where the worker writes cycles.csv once per snapshot (rankings/cycles_file.py); the web process
 # serves it from here, so both must see the same directory.
 EXPORT_DIR = Path(envstr("EXPORT_DIR", str(STATE_DIR / "var" / "exports")))
+# Whether a proxy in front sends the cycles downloads from EXPORT_DIR (deploy/Caddyfile, given
+# X-Accel-Redirect), so a slow reader holds no app thread; off, the web process sends them itself.
+EXPORTS_SERVED_BY_PROXY = envbool("EXPORTS_SERVED_BY_PROXY", False)
 
 STATIC_URL = "static/"
 STATIC_ROOT = Path(envstr("STATIC_ROOT", str(STATE_DIR / "staticfiles")))

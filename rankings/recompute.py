@@ -207,8 +207,9 @@ def _store(
                 for group in body["groups"]
             ]
         )
-        # Last, so retractions wait on this only while it commits: none that commits before the snapshot
-        # was left out of what it scored, and none after it has been answered yet.
+        # Last, so retractions wait on this only while it commits. A retraction that commits before the
+        # snapshot and was not seen by its cells makes it score again; one that commits after it is
+        # answered after it, and queued a recompute of its own.
         hold_retractions()
         if retracted_after(retractions):
             raise RetractedMeanwhile

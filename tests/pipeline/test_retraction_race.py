@@ -1,8 +1,8 @@
-"""A retraction takes effect when it commits: no download or snapshot made after its answer holds its cycles,
-however the retraction's request and an export's or recompute's reads interleave.
+"""A retraction takes effect when it commits: no download, snapshot or window made after its answer holds its
+cycles, however the retraction's request and an export's, recompute's or window's reads interleave.
 
-Real PostgreSQL and two connections: the retraction is answered over the API in one thread while an export or
-a recompute runs in another, each held at a chosen point (an install's lock, or a pause at a step), so the
+Real PostgreSQL and two connections: the retraction is answered over the API in one thread while an export, a
+recompute or a window runs in another, each held at a chosen point (an install's lock, or a pause at a step), so the
 order of the race is fixed rather than hoped for.
 """
 
@@ -20,11 +20,13 @@ import pytest
 from django.conf import settings
 from django.db import connection
 from django.test import Client
+from django.utils import timezone
 
-from core import page_cache
+from core import page_cache, soft_cache
+from ingest.contract_rules import FIRST_DAY
 from ingest.models import Contributor, Cycle, install_hash, install_lock_key
 from pragmatikos.celery import app as celery_app
-from rankings import cycles_file, recompute
+from rankings import cycles_file, recompute, windows
 from rankings.coordination import coordinator
 from rankings.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
@@ -219,3 +221,25 @@ def test_a_retraction_that_commits_while_a_recompute_scores_is_in_no_snapshot_pu
     assert snapshot is not None
     assert list(Snapshot.objects.values_list("cycles", flat=True)) == [4] == [Cycle.objects.count()]
     assert snapshot.document["meta"]["contributors"] == 1
+
+
+def test_a_retraction_that_commits_while_a_window_is_scored_is_in_no_window_shown_after_it(
+    client: Client, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A window read the cells before the retraction committed and is done after its answer: it is neither
+    shown (WindowBusy: asked again, it is scored anew) nor cached; asked again, it is scored without them."""
+    install, _ = pool_with_a_contributor_who_will_retract(client)
+    snapshot = published()
+    since, until = FIRST_DAY, timezone.now().date()
+    pause = Pause(monkeypatch, windows, "score_cells")
+    scoring = InThread(lambda: windows.scoped_document(since=since, until=until, snapshot=snapshot))
+    pause.wait_reached()  # the cells are read: the retracting install's among them
+
+    assert retracted(client, install) == 3
+    pause.go_on.set()
+    with pytest.raises(windows.WindowBusy):
+        scoring.outcome()
+
+    assert soft_cache.get(windows.scope_key(snapshot.id, since, until, None)) is None
+    again = windows.scoped_document(since=since, until=until, snapshot=snapshot)
+    assert again is not None and again["meta"]["contributors"] == 1

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from functools import cache
 from typing import Any
 
-from django.db import DEFAULT_DB_ALIAS, connections
+from django.db import DEFAULT_DB_ALIAS, connections, transaction
 
 # ---------------------------------------------------------------- the database
 
@@ -33,6 +33,20 @@ def advisory_lock(key: int, *, using: str = DEFAULT_DB_ALIAS) -> None:
     if connection.vendor == "postgresql":
         with connection.cursor() as cursor:
             cursor.execute("SELECT pg_advisory_xact_lock(%s)", [key])
+
+
+@contextlib.contextmanager
+def one_snapshot(using: str = DEFAULT_DB_ALIAS) -> Iterator[None]:
+    """A transaction whose reads all see the database as its first read did: REPEATABLE READ on PostgreSQL;
+    a SQLite transaction reads one state anyway. Inside a transaction already begun (tests), that one's own
+    isolation applies: each statement then sees at least what the ones before it saw."""
+    connection = connections[using]
+    begins = not connection.in_atomic_block
+    with transaction.atomic(using=using):
+        if begins and connection.vendor == "postgresql":
+            with connection.cursor() as cursor:
+                cursor.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ")
+        yield
 
 
 def copy_in(statement: str, rows: Iterable[Sequence[Any]], *, types: Sequence[str], count: int) -> None:

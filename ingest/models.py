@@ -8,6 +8,8 @@ from scoring.shapes import CELL_KEY
 
 # The key of the PostgreSQL advisory lock that serializes handing out contributor numbers.
 NUMBERING_LOCK = 0x70726167  # "prag"
+# The key of the one that orders retractions as they commit (ingest.services.retract).
+RETRACTION_ORDER_LOCK = 0x72657472  # "retr"
 
 
 def install_lock_key(digest: str) -> int:
@@ -47,6 +49,10 @@ class Contributor(models.Model):
     of first contribution and stable across exports. A contributor that never stored a cycle
     (one that only retracted) has none. Rows are never deleted in service, so no number is
     handed out twice.
+
+    `retraction_order` is given by the retraction that deleted the contributor's cycles, in the order
+    retractions commit (1, 2, ...): whatever read the highest one as it read the cycles (an export, a
+    snapshot) holds nobody whose order is higher, and may hold anyone whose order is (ingest.selectors).
     """
 
     install_hash = models.CharField(max_length=64, unique=True)
@@ -56,6 +62,7 @@ class Contributor(models.Model):
     # Made up by `load_demo`: a ranking holding any of their cycles is labelled demo data.
     is_demo = models.BooleanField(default=False, db_default=False)
     number = models.PositiveIntegerField(null=True, blank=True, unique=True)
+    retraction_order = models.PositiveBigIntegerField(null=True, blank=True, unique=True)
 
     objects = ContributorQuerySet.as_manager()
 

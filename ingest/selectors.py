@@ -1,4 +1,4 @@
-"""Read queries of the ingest: the public pool counts."""
+"""Read queries of the ingest: the public pool counts, and how far the retractions a reader saw go."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ from datetime import date
 from typing import Final
 
 from django.core.cache import cache
-from django.db.models import Count
+from django.db.models import Count, Max
 
 from core import redis_breaker
 from core.redis_breaker import RedisDown
-from ingest.models import JUDGED_RULE, Cycle, CycleQuerySet
+from ingest.models import JUDGED_RULE, Contributor, Cycle, CycleQuerySet
 
 # The stats endpoint counts the whole cycles table: the counts are cached for this long, and
 # forgotten as soon as a contribution or retraction changes the rows (forget_pool_counts).
@@ -81,3 +81,22 @@ def _bump_pool_version() -> None:
 def forget_pool_counts() -> None:
     """Retire the cached counts, so the stats count the rows a commit just changed (RedisDown when unreachable)."""
     redis_breaker.guarded(_bump_pool_version)
+
+
+def retractions_seen() -> int:
+    """The order of the last retraction that deleted cycles and that this transaction sees (0 for none).
+
+    Orders are given in the order retractions commit (ingest.services.retract), so a reader that takes it
+    before (or in the same snapshot as) reading cycles or cells has seen every retraction up to it and
+    none after: retracted_after(it) says whether someone it read has retracted since.
+    """
+    return Contributor.objects.aggregate(seen=Max("retraction_order"))["seen"] or 0
+
+
+def retracted_after(seen: int, *, numbered_up_to: int | None = None) -> bool:
+    """Whether a retraction committed after `seen` (retractions_seen) was read: of a contributor numbered up
+    to `numbered_up_to` when given (nobody numbered above can be in what was read)."""
+    later = Contributor.objects.filter(retraction_order__gt=seen)
+    if numbered_up_to is not None:
+        later = later.filter(number__lte=numbered_up_to)
+    return later.exists()

@@ -18,14 +18,22 @@ from typing import Any
 
 from django.conf import settings
 from django.db import connection, models, transaction
-from django.db.models import BooleanField, Exists, OuterRef, Q
+from django.db.models import BooleanField, Exists, Max, OuterRef, Q
 from django.db.models.expressions import RawSQL
 
 from core.backend import advisory_lock, bulk_statements, copy_in
 from ingest.columns import FACT_FIELDS
 from ingest.contract import STORED_FIELDS, Envelope
 from ingest.hooks import announce_cycles_changed, newest_snapshot_id
-from ingest.models import Contributor, Cycle, Receipt, Retraction, install_hash, install_lock_key
+from ingest.models import (
+    RETRACTION_ORDER_LOCK,
+    Contributor,
+    Cycle,
+    Receipt,
+    Retraction,
+    install_hash,
+    install_lock_key,
+)
 from ingest.selectors import forget_pool_counts
 
 
@@ -322,7 +330,27 @@ def retract(*, install: uuid.UUID, now: datetime) -> int:
             Contributor.objects.filter(id=contributor.id).update(retracted_at=now)
         if deleted:
             transaction.on_commit(_queue_recompute, robust=True)
+            _order_retraction(contributor.id)
     return deleted
+
+
+def _order_retraction(contributor_id: int) -> None:
+    """Give the retraction the next order, and hold it until the transaction commits: the last statement of the
+    retraction, so retractions commit in the order of their numbers and wait on each other only that long.
+
+    `now` is when the request began, not when it committed: an export or snapshot that read the cycles in
+    between would not be told apart by time. By order it is (ingest.selectors.retractions_seen).
+    """
+    hold_retractions()
+    # Read under the lock: the retraction that held it before has committed its number.
+    highest = Contributor.objects.aggregate(highest=Max("retraction_order"))["highest"] or 0
+    Contributor.objects.filter(id=contributor_id).update(retraction_order=highest + 1)
+
+
+def hold_retractions() -> None:
+    """Keep any retraction from committing until this transaction ends (one that holds this already commits
+    first): whatever the transaction checks with ingest.selectors.retracted_after stays so until it commits."""
+    advisory_lock(RETRACTION_ORDER_LOCK)
 
 
 def _forget_unseen_retractions(*, now: datetime) -> None:

@@ -2,8 +2,8 @@
 
 After each publish the worker streams the stored cycles out of PostgreSQL with COPY (the readable
 words and c<number> pseudonyms are made by the query itself) through gzip into a temporary file
-under settings.EXPORT_DIR, then renames it to cycles-snapshot-<id>-upto-c<n>.csv.gz: a reader sees
-the whole file or none. Older snapshots' files are deleted then. A download in progress keeps reading a
+under settings.EXPORT_DIR, then renames it to cycles-snapshot-<id>-upto-c<n>-r<k>.csv.gz: a reader
+sees the whole file or none. Older snapshots' files are deleted then. A download in progress keeps reading a
 deleted file (POSIX), so pruning never cuts one short.
 
 A file on disk rather than a PostgreSQL large object: the web process hands the open file to the
@@ -15,14 +15,17 @@ belongs to one database.
 Between a publish and its export being written, the previous snapshot's file is served (with
 its own snapshot id in X-Snapshot and the file name).
 
-A file's modification time is the moment its rows were read ("as of"), and `n` in its name the
-highest contributor number once they were read: numbers are handed out in the transaction that
-stores a contributor's first cycles, so nobody numbered above n can be in the file. A numbered
-contributor up to n who retracts after "as of" may be in it; the web process checks for such a
-retraction (one query) and answers 503 until the file is written again without them: by the
-recompute the retraction queued, which rewrites the newest snapshot's file even when the pool
+A file's modification time is the moment its rows were read ("as of"). Its rows are read in one
+transaction that sees one state of the database (core.backend.one_snapshot), and its name carries
+two things that transaction saw: `n`, the highest contributor number (numbers are handed out in the
+transaction that stores a contributor's first cycles, so nobody numbered above n can be in the
+file), and `k`, the order of the last retraction (ingest.selectors.retractions_seen: orders follow
+the retractions' commits, so the file holds nobody retracted up to k). A contributor numbered up
+to n whose retraction is ordered above k may be in it, however the times fall; the web process
+checks for such a retraction (one query) and answers 503 until the file is written again without
+them: by the recompute the retraction queued, which rewrites the newest snapshot's file even when the pool
 it scores is unchanged (the file can hold cycles no snapshot saw yet). So a retracted
-contributor's rows are never sent after the retraction commits, and a retraction of someone
+contributor's rows are never sent once the retraction has committed, and a retraction of someone
 the file cannot hold (a new install that contributed and retracted between two exports)
 refuses nothing.
 
@@ -48,10 +51,10 @@ from django.db.models import Case, CharField, F, Max, QuerySet, Value, When
 from django.db.models.functions import Cast, Concat
 from django.utils import timezone
 
-from core.backend import bulk_statements, copy_out
+from core.backend import bulk_statements, copy_out, one_snapshot
 from ingest.columns import FACT_FIELDS
 from ingest.models import Contributor, Cycle
-from ingest.selectors import pool_cycles
+from ingest.selectors import pool_cycles, retracted_after, retractions_seen
 from rankings.models import Snapshot
 from rankings.public_names import counted_contributors, name_decisions, public_name_rule
 from scoring.public_labels import NAME_PAIR, OTHER_LABEL
@@ -67,9 +70,10 @@ SHIP_STATUS_WORDS = {
 CYCLE_COLUMNS: tuple[str, ...] = ("contributor", *FACT_FIELDS)
 
 EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
-_FILE_NAME = re.compile(r"^cycles-snapshot-(\d+)-upto-c(\d+)\.csv\.gz$")
-# Files written before the name carried the highest number: never served, deleted at the next export.
-_UNBOUNDED_NAME = re.compile(r"^cycles-snapshot-\d+\.csv\.gz$")
+_FILE_NAME = re.compile(r"^cycles-snapshot-(\d+)-upto-c(\d+)-r(\d+)\.csv\.gz$")
+# Files written before the name carried the highest number and the last retraction seen: never served,
+# deleted at the next export.
+_OLDER_NAME = re.compile(r"^cycles-snapshot-\d+(-upto-c\d+)?\.csv\.gz$")
 _TEMP_PREFIX = ".cycles-snapshot-"
 # A temporary file this old belongs to a writer that died: removed at the next export.
 STALE_TEMP_SECONDS = 3600
@@ -80,13 +84,14 @@ FETCH_ROWS = 2000
 @dataclass(frozen=True)
 class Export:
     """One written export: its snapshot, file, size, the moment its rows were read, and the highest
-    contributor number then (nobody numbered above it is in the file)."""
+    contributor number and last retraction its rows' transaction saw (see the module's note)."""
 
     snapshot_id: int
     path: Path
     size: int
     as_of_ns: int
     highest_number: int
+    retractions_seen: int
 
     @property
     def as_of(self) -> datetime:
@@ -102,17 +107,17 @@ def export_dir() -> Path:
     return Path(settings.EXPORT_DIR)
 
 
-def export_path(snapshot_id: int, highest_number: int) -> Path:
-    return export_dir() / f"cycles-snapshot-{snapshot_id}-upto-c{highest_number}.csv.gz"
+def export_path(snapshot_id: int, highest_number: int, retractions: int) -> Path:
+    return export_dir() / f"cycles-snapshot-{snapshot_id}-upto-c{highest_number}-r{retractions}.csv.gz"
 
 
-def _written_files() -> list[tuple[int, int]]:
-    """(snapshot id, highest number) of every written export, newest first."""
+def _written_files() -> list[tuple[int, int, int]]:
+    """(snapshot id, highest number, last retraction seen) of every written export, newest first."""
     try:
         names = [entry.name for entry in os.scandir(export_dir())]
     except FileNotFoundError:
         return []
-    return sorted(((int(m[1]), int(m[2])) for m in map(_FILE_NAME.match, names) if m), reverse=True)
+    return sorted(((int(m[1]), int(m[2]), int(m[3])) for m in map(_FILE_NAME.match, names) if m), reverse=True)
 
 
 def opened_export(newest_id: int) -> tuple[Export, IO[bytes]] | None:
@@ -121,13 +126,13 @@ def opened_export(newest_id: int) -> tuple[Export, IO[bytes]] | None:
 
     The newest snapshot's file is being written for a while after each publish: meanwhile the
     previous snapshot's file is served (it says which snapshot it is). Of one snapshot's files, the
-    one read last (the highest number) is served. A file is opened before it is measured, so one
-    pruned in between is either whole or skipped.
+    one read last (the highest number, then the last retraction seen) is served. A file is opened
+    before it is measured, so one pruned in between is either whole or skipped.
     """
-    for snapshot_id, highest_number in _written_files():
+    for snapshot_id, highest_number, retractions in _written_files():
         if snapshot_id > newest_id:
             continue  # published a moment ago; this process will see it within a second
-        path = export_path(snapshot_id, highest_number)
+        path = export_path(snapshot_id, highest_number, retractions)
         try:
             handle = path.open("rb")
         except FileNotFoundError:
@@ -139,6 +144,7 @@ def opened_export(newest_id: int) -> tuple[Export, IO[bytes]] | None:
             size=stat.st_size,
             as_of_ns=stat.st_mtime_ns,
             highest_number=highest_number,
+            retractions_seen=retractions,
         )
         return export, handle
     return None
@@ -155,10 +161,9 @@ def newest_export(snapshot_id: int) -> Export | None:
 
 
 def retracted_since(export: Export) -> bool:
-    """Whether a contributor the file may hold retracted after the export's rows were read."""
-    return Contributor.objects.filter(
-        number__isnull=False, number__lte=export.highest_number, retracted_at__gte=export.as_of
-    ).exists()
+    """Whether a contributor the file may hold has retracted since its rows were read: a retraction its
+    transaction did not see, of someone numbered by then."""
+    return retracted_after(export.retractions_seen, numbered_up_to=export.highest_number)
 
 
 # ---------------------------------------------------------------- writing (the worker)
@@ -187,12 +192,12 @@ def write_cycles_export(*, snapshot_id: int) -> Export | None:
 
 
 def _write_file(*, snapshot_id: int) -> Path:
-    # Taken before the rows are read: a retraction committed after it may or may not be in the
-    # file, and the web process treats it as not (see retracted_since).
     as_of = timezone.now()
     temp = export_dir() / f"{_TEMP_PREFIX}{uuid.uuid4().hex}.tmp"
     try:
-        with temp.open("wb") as raw:
+        with temp.open("wb") as raw, one_snapshot():
+            # The transaction's first read: the rows hold nobody retracted up to it (see the module's note).
+            seen = retractions_seen()
             # The name and time inside the gzip header are fixed: no temporary name leaks into the file.
             with gzip.GzipFile(filename="cycles.csv", mode="wb", fileobj=raw, compresslevel=6, mtime=0) as zipped:
                 if bulk_statements():
@@ -202,9 +207,9 @@ def _write_file(*, snapshot_id: int) -> Path:
                         zipped.write(line.encode())
             raw.flush()
             os.fsync(raw.fileno())
-        # Read once the rows are: whoever the file holds was numbered by then (see the module's note).
-        highest = Contributor.objects.aggregate(highest=Max("number"))["highest"] or 0
-        final = export_path(snapshot_id, highest)
+            # Read once the rows are: whoever the file holds was numbered by then (see the module's note).
+            highest = Contributor.objects.aggregate(highest=Max("number"))["highest"] or 0
+        final = export_path(snapshot_id, highest, seen)
         as_of_ns = (as_of - EPOCH) // timedelta(microseconds=1) * 1000  # exact: no float in between
         os.utime(temp, ns=(as_of_ns, as_of_ns))
         os.replace(temp, final)
@@ -218,12 +223,14 @@ def prune_exports(*, keep: int) -> None:
     """Delete the exports of snapshots older than `keep` and the earlier files of `keep` itself, and
     temporary files left by dead writers."""
     stale_before = time.time() - STALE_TEMP_SECONDS
-    kept = next((highest for snapshot_id, highest in _written_files() if snapshot_id == keep), None)
+    kept = next((rest for snapshot_id, *rest in _written_files() if snapshot_id == keep), None)
     for path in export_dir().iterdir():
         matched = _FILE_NAME.match(path.name)
         try:
-            older = matched and (int(matched[1]) < keep or (int(matched[1]) == keep and int(matched[2]) != kept))
-            if older or _UNBOUNDED_NAME.match(path.name):
+            older = matched and (
+                int(matched[1]) < keep or (int(matched[1]) == keep and [int(matched[2]), int(matched[3])] != kept)
+            )
+            if older or _OLDER_NAME.match(path.name):
                 path.unlink(missing_ok=True)
                 log.info("export: deleted %s", path.name)
             elif path.name.startswith(_TEMP_PREFIX) and path.stat().st_mtime < stale_before:

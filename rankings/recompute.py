@@ -19,6 +19,8 @@ from django.utils import timezone
 
 from core.times import iso_z
 from ingest.models import Contributor
+from ingest.selectors import retracted_after, retractions_seen
+from ingest.services import hold_retractions
 from rankings import current, cycles_file
 from rankings.cells import cells_fingerprint, pool_cells
 from rankings.coordination import Coordinator, coordinator, exclusive
@@ -30,6 +32,14 @@ from scoring.cells import prepare_cells, score_cells
 from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)
+
+# Scorings of one recompute in a row that a retraction may make stale before it gives up (the recompute the
+# retraction queued follows).
+PUBLISH_ATTEMPTS = 3
+
+
+class RetractedMeanwhile(Exception):
+    """A retraction committed after the pool was read: what was scored from it is not published."""
 
 
 def request(**signal: object) -> None:
@@ -97,11 +107,24 @@ def publish(*, force: bool = False) -> Snapshot | None:
 
     Publishing is one transaction: a recompute that fails or is killed leaves the
     previous snapshot served. Returns None when the pool is unchanged since the last
-    snapshot (and force is off): equal input, equal rankings.
+    snapshot (and force is off): equal input, equal rankings. A retraction that commits while
+    the pool is scored makes the recompute score it again, so no snapshot published after a
+    retraction's answer holds its cycles; None if that happens PUBLISH_ATTEMPTS times in a row.
     """
+    for _ in range(PUBLISH_ATTEMPTS):
+        try:
+            return _publish_once(force=force)
+        except RetractedMeanwhile:
+            log.info("recompute: a retraction committed while the pool was scored; scoring it again")
+    return None
+
+
+def _publish_once(*, force: bool) -> Snapshot | None:
     started = time.perf_counter()
     config = scoring_config()
     decisions = name_decisions()
+    # Read before the cells: they hold nobody whose retraction came up to it (ingest.selectors).
+    seen = retractions_seen()
     cells = pool_cells(decisions=decisions)
     log.info("recompute: loaded %d cycles as %d cells", cells.cycles, len(cells.frame))
     fingerprint = cells_fingerprint(cells, config)
@@ -133,6 +156,7 @@ def publish(*, force: bool = False) -> Snapshot | None:
         is_demo=is_demo,
         decisions=decisions,
         now=now,
+        retractions=seen,
     )
     snapshot.compute_seconds = time.perf_counter() - started
     Snapshot.objects.filter(id=snapshot.id).update(compute_seconds=snapshot.compute_seconds)
@@ -149,6 +173,7 @@ def _store(
     is_demo: bool,
     decisions: dict[str, bool],
     now: Any,
+    retractions: int,
 ) -> Snapshot:
     meta = document["meta"]
     with transaction.atomic():
@@ -182,6 +207,12 @@ def _store(
                 for group in body["groups"]
             ]
         )
+        # Last, so retractions wait on this only while it commits. A retraction that commits before the
+        # snapshot and was not seen by its cells makes it score again; one that commits after it is
+        # answered after it, and queued a recompute of its own.
+        hold_retractions()
+        if retracted_after(retractions):
+            raise RetractedMeanwhile
         transaction.on_commit(current.snapshot_published)
         transaction.on_commit(lambda: _queue_cycles_export(snapshot.id))
         transaction.on_commit(lambda: _queue_window_warming(snapshot.id))

@@ -22,6 +22,7 @@ from core.backend import process_lock
 from core.throttles import admit
 from core.times import iso_z
 from ingest.contract_rules import FIRST_DAY
+from ingest.selectors import retracted_after, retractions_seen
 from rankings.cells import pool_cells
 from rankings.current import Published
 from rankings.lenses import HARNESSES_KEY, published_harnesses
@@ -261,7 +262,8 @@ def scoped_document(
     anything is counted. A window not yet computed costs its `requester` (a keyed digest of the client's
     address) one of its
     WINDOW_RATE_PER_ADDRESS and one of WINDOW_SLOTS; raises WindowLimited past the rate and WindowBusy when
-    no slot is free, this window is computing, or this requester already computes another.
+    no slot is free, this window is computing, or this requester already computes another, or a retraction
+    committed while it was computed (it is neither cached nor shown: asked again, it is computed without them).
     """
     snapshot = snapshot or newest_snapshot()
     if snapshot is None or read_document(snapshot.document) is None:
@@ -291,6 +293,8 @@ def scoped_document(
     try:
         config = scoring_config()
         generated = iso_z(snapshot.created_at)
+        # Read before the cells: they hold nobody whose retraction came up to it (ingest.selectors).
+        seen = retractions_seen()
         # A lens is compared on its own resamples (compare takes ?harness=), with every axis's too.
         cells = pool_cells(since=since, until=until, decisions=snapshot.name_decisions, harness=harness)
         scored = score_cells(
@@ -303,8 +307,10 @@ def scoped_document(
         meta["harness"] = harness
         meta[HARNESSES_KEY] = published_harnesses(snapshot.document)
         document["meta"] = meta
-        # The samples first: whoever finds the document may ask for them (compare).
         samples = {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
+        if retracted_after(seen):
+            raise WindowBusy  # what was scored holds someone retracted since: neither cached nor shown
+        # The samples first: whoever finds the document may ask for them (compare).
         soft_cache.set(f"{key}:samples", samples, SCOPED_CACHE_SECONDS)
         soft_cache.set(key, document, SCOPED_CACHE_SECONDS)
     finally:

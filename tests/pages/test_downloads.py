@@ -132,8 +132,8 @@ def test_it_stops_serving_a_retracted_contributor_at_once_and_drops_them_from_th
     old = exported(demo_snapshot)
     retracted = Contributor.objects.get(number=1)
     assert retracted.pseudonym in {row["contributor"] for row in downloaded_rows(client)}
-    # What ingest.services.retract does: mark the contributor and delete their cycles.
-    Contributor.objects.filter(id=retracted.id).update(retracted_at=timezone.now())
+    # What ingest.services.retract does: mark the contributor, delete their cycles, order the retraction.
+    Contributor.objects.filter(id=retracted.id).update(retracted_at=timezone.now(), retraction_order=1)
     Cycle.objects.filter(contributor=retracted).delete()
 
     # The file was read before the retraction: it is not sent again.

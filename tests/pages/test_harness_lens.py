@@ -29,7 +29,7 @@ from tests.cycles.frames import cycle_frame
 from tests.cycles.stored import make_contributor, store_cycles
 from tests.pages.conftest import row_labels
 from tests.pages.lens_pool import LABEL_STRONG, LABEL_WEAK, SHIP_RATES, STRONG, WEAK, Made, store_two_harness_pool
-from tests.pages.test_queries_and_cache import LAB_PRESENCE_QUERIES, MAX_QUERIES
+from tests.pages.test_queries_and_cache import MAX_QUERIES, extra_queries
 
 pytestmark = pytest.mark.django_db
 
@@ -336,6 +336,5 @@ def test_a_lens_page_costs_at_most_three_queries_when_built_and_one_for_the_lab(
     for path, params in lensed:
         cache.clear()
         page_cache.forget_process_copies()
-        extra = LAB_PRESENCE_QUERIES if path == "/pairing/" else 0
-        with django_assert_max_num_queries(MAX_QUERIES + extra):
+        with django_assert_max_num_queries(MAX_QUERIES + extra_queries(path, params)):
             assert client.get(path, params).status_code == 200, (path, params)

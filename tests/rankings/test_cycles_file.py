@@ -43,9 +43,9 @@ def test_it_has_the_worker_write_the_export_after_a_contribution(client: Client)
     assert len(rows) == 12
     assert {row["contributor"] for row in rows} == {"c1"}
     assert {row["role"] for row in rows} == {"build"}
-    # One file, the published snapshot's, named with the one contributor's number.
+    # One file, the published snapshot's, named with the one contributor's number and no retraction seen.
     assert [path.name for path in Path(settings.EXPORT_DIR).iterdir()] == [
-        f"cycles-snapshot-{download['X-Snapshot']}-upto-c1.csv.gz"
+        f"cycles-snapshot-{download['X-Snapshot']}-upto-c1-r0.csv.gz"
     ]
 
 
@@ -66,7 +66,8 @@ def test_it_writes_the_export_in_process_with_the_embedded_default(tmp_path: Pat
     assert len(written) == 1
     rows = list(csv.DictReader(io.StringIO(gzip.decompress(written[0].read_bytes()).decode())))
     assert len(rows) == 300
-    # The file's name carries the highest contributor number it can hold.
-    assert written[0].name == f"cycles-snapshot-1-upto-c{max(int(row['contributor'][1:]) for row in rows)}.csv.gz"
+    # The file's name carries the highest contributor number it can hold, and the last retraction it saw.
+    highest = max(int(row["contributor"][1:]) for row in rows)
+    assert written[0].name == f"cycles-snapshot-1-upto-c{highest}-r0.csv.gz"
     assert {row["ship_status"] for row in rows} <= {"judged", "pending", "unshippable"}
     assert all(row["contributor"].startswith("c") for row in rows)

@@ -115,7 +115,7 @@ def windower(port: int, phase: Phase, stop_at: float, number: int) -> None:
             break
         if not path:
             since = today - dt.timedelta(days=rng.randint(10, SPREAD_DAYS))
-            until = since + dt.timedelta(days=rng.randint(3, 40))
+            until = min(since + dt.timedelta(days=rng.randint(3, 40)), today)
             path = f"/?window=custom&since={since}&until={until}"
         address = f"2001:db8:{number:x}:0:{index:x}::1"
         try:

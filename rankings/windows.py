@@ -274,19 +274,29 @@ def from_snapshot(document: Mapping[str, Any], snapshot_id: int) -> bool:
 
 
 def _latest_key(since: date | None, until: date | None, harness: str | None) -> str:
-    """Where the id of the newest snapshot a reserved window was computed for is kept."""
-    return "scoped:latest" + scope_key(0, since, until, harness).removeprefix("scoped:0")
+    """Where the newest computed copy of a reserved window is named: by its preset (days or harness), not its
+    dates, so a new day's window can show the day before's while it is warmed."""
+    days = (until - since).days + 1 if since is not None and until is not None else 0
+    return f"scoped:latest:{f'harness={harness}' if harness else f'days={days}'}"
 
 
-def _earlier_document(
-    snapshot_id: int, since: date | None, until: date | None, harness: str | None
-) -> PoolDocument | None:
-    """The same reserved window of the newest earlier snapshot, while this one's is being warmed."""
-    earlier = soft_cache.get(_latest_key(since, until, harness))
-    if not isinstance(earlier, int) or earlier >= snapshot_id:
+def _earlier_document(key: str, since: date | None, until: date | None, harness: str | None) -> PoolDocument | None:
+    """The newest other computed copy of reserved window `key` (an earlier snapshot's or day's), while `key` is
+    being warmed."""
+    latest = soft_cache.get(_latest_key(since, until, harness))
+    if not isinstance(latest, tuple) or len(latest) != 3 or latest[2] == key:
         return None
-    document: PoolDocument | None = soft_cache.get(scope_key(earlier, since, until, harness))
+    document: PoolDocument | None = soft_cache.get(latest[2])
     return document
+
+
+def _keep_as_latest(key: str, snapshot_id: int, since: date | None, until: date | None, harness: str | None) -> None:
+    """Name `key` the newest copy of its reserved window, unless a newer snapshot's or day's already is."""
+    latest = soft_cache.get(_latest_key(since, until, harness))
+    order = (snapshot_id, str(until))
+    if isinstance(latest, tuple) and len(latest) == 3 and tuple(latest[:2]) > order:
+        return
+    soft_cache.set(_latest_key(since, until, harness), (*order, key), SCOPED_CACHE_SECONDS)
 
 
 def scoped_document(
@@ -303,7 +313,8 @@ def scoped_document(
     published yet (or only a snapshot of an older document version). The all-time window of every harness is
     the snapshot itself; a harness the snapshot does not show raises UnknownHarness (a WindowError) before
     anything is counted. A reserved window (reserved_scopes: the worker warms them) not warmed yet is the
-    previous snapshot's while there is one (from_snapshot tells), else computed in RESERVED_SLOT, uncounted.
+    previous snapshot's or day's while there is one (from_snapshot tells), else computed in RESERVED_SLOT,
+    uncounted.
     Any other window not yet computed takes one of WINDOW_SLOTS and, once it has one, costs its `requester`
     (a keyed digest of the client's address) one of its WINDOW_RATE_PER_ADDRESS: raises WindowBusy when no
     slot is free, this window is computing, or this requester already computes another, which costs nothing;
@@ -321,7 +332,7 @@ def scoped_document(
     if document is not None:
         return document
     if (since, until, harness) in reserved_scopes(snapshot.document, today=timezone.now().date()):
-        earlier = _earlier_document(snapshot.id, since, until, harness)
+        earlier = _earlier_document(key, since, until, harness)
         if earlier is not None:
             return earlier
         return _computed(key, snapshot, since, until, harness, requester="", slots=[RESERVED_SLOT])
@@ -386,9 +397,7 @@ def _score_window(
     soft_cache.set(f"{key}:samples", samples, SCOPED_CACHE_SECONDS)
     soft_cache.set(key, document, SCOPED_CACHE_SECONDS)
     if (since, until, harness) in reserved_scopes(snapshot.document, today=timezone.now().date()):
-        latest = soft_cache.get(_latest_key(since, until, harness))
-        if not isinstance(latest, int) or latest < snapshot.id:
-            soft_cache.set(_latest_key(since, until, harness), snapshot.id, SCOPED_CACHE_SECONDS)
+        _keep_as_latest(key, snapshot.id, since, until, harness)
     return document
 
 
@@ -410,3 +419,10 @@ def warm_windows(*, snapshot_id: int) -> None:
             _computed(key, snapshot, since, until, harness, requester="", slots=[])
         except WindowBusy:
             log.info("warming: a page is computing %s to %s (%s) already", since, until, harness)
+
+
+def warm_newest() -> None:
+    """Warm the newest snapshot's reserved windows as of today (each one already warmed is one cache read)."""
+    newest = newest_snapshot_id()
+    if newest is not None:
+        warm_windows(snapshot_id=newest)

@@ -112,9 +112,10 @@ def cached_response(
     *,
     generation: int,
     snapshot_id: int,
+    content_type: str = "text/html; charset=utf-8",
 ) -> HttpResponse:
     """Serve a page from the cache of one snapshot and cache generation, building it once per snapshot (or the
-    404 page with the message of the NotFound the build raised).
+    404 page with the message of the NotFound the build raised); a kept page is served as `content_type`.
 
     ETags are only ever sent with a 200, so a client holding one asks about a URL that answered 200 in this
     snapshot: the 304 can be given before building (or finding) the page.
@@ -133,7 +134,7 @@ def cached_response(
             local.set(key, held, PAGE_SECONDS)
     if held is not None:
         status, body = held
-        response = HttpResponse(body, status=status)
+        response = HttpResponse(body, status=status, content_type=content_type)
     else:
         try:
             response = build()

@@ -1,19 +1,32 @@
-"""GET /api/v1/pool.json: the published rankings, or a day window computed on demand."""
+"""GET /api/v1/pool.json: the published rankings, or a day window computed on demand; kept per snapshot and
+window like the pages (core.page_cache)."""
+
+from datetime import date
 
 from django.http import HttpResponse
 from django.utils import timezone
+from django.utils.cache import patch_cache_control
 from drf_spectacular.utils import OpenApiParameter, OpenApiResponse, extend_schema
 from pragmatikos_contract.values import TOKEN_RE
+from rest_framework.renderers import JSONRenderer
 from rest_framework.request import Request
 from rest_framework.response import Response
 from rest_framework.views import APIView
 
 from core.errors import RETRY_AFTER, ErrorSerializer, api_error
-from core.page_cache import etag_of, mark_cacheable, not_modified
+from core.page_cache import cached_response
 from core.throttles import address_digest
 from ingest.contract_rules import FIRST_DAY
-from rankings.selectors import newest_snapshot
-from rankings.windows import WindowBusy, WindowError, WindowLimited, read_days, read_harness, scoped_document
+from rankings.current import published_snapshot, serving_snapshot
+from rankings.windows import (
+    WindowBusy,
+    WindowError,
+    WindowLimited,
+    from_snapshot,
+    read_days,
+    read_harness,
+    scoped_document,
+)
 from scoring.shapes import VIEWS
 
 # A day, or empty for no bound; the range moves with the clock, so it is said in words.
@@ -94,31 +107,53 @@ class PoolApi(APIView):
             harness = read_harness(request.query_params.get("harness"))
         except WindowError as exc:
             return api_error(str(exc))
-        snapshot = newest_snapshot()
-        if snapshot is None:
-            return api_error("No ranking has been published yet.", status_code=503, retry_after=60)
-        etag = etag_of(snapshot.id, since, until, harness)
-        unchanged = not_modified(request._request, etag)
-        if unchanged is not None:
-            return unchanged
-        requester = address_digest(request)
-        try:
-            document = scoped_document(
-                since=since, until=until, snapshot=snapshot, requester=requester, harness=harness
-            )
-        except WindowError as exc:  # a harness the pool does not show
-            return api_error(str(exc))
-        except WindowLimited as limited:
-            return api_error(
-                f"Too many new windows from this address; try again in {limited.retry_after} seconds.",
-                status_code=429,
-                retry_after=limited.retry_after,
-            )
-        except WindowBusy as busy:
-            busy_sentence = "Another day window is being computed; try again shortly."
-            return api_error(busy_sentence, status_code=503, retry_after=busy.retry_after)
-        if document is None:  # the newest snapshot is of an older document version: the next recompute replaces it
-            return api_error("No ranking has been published yet.", status_code=503, retry_after=60)
-        response = Response(document)
-        mark_cacheable(response, etag)
-        return response
+        generation, snapshot_id = serving_snapshot()
+        if snapshot_id == 0:
+            return nothing_published()
+        # Kept per snapshot and window like the pages: a second request builds nothing.
+        return cached_response(
+            request._request,
+            "pool.json",
+            (since, until, harness),
+            lambda: pool_document(request, snapshot_id, since, until, harness),
+            generation=generation,
+            snapshot_id=snapshot_id,
+            content_type=JSON,
+        )
+
+
+JSON = "application/json"
+
+
+def nothing_published() -> Response:
+    return api_error("No ranking has been published yet.", status_code=503, retry_after=60)
+
+
+def pool_document(
+    request: Request, snapshot_id: int, since: date | None, until: date | None, harness: str | None
+) -> HttpResponse:
+    """The pool document of one snapshot in a window, as JSON; an error answer (never kept) when it cannot be."""
+    snapshot = published_snapshot(snapshot_id)
+    if snapshot is None:  # of an older document version: the next recompute replaces it
+        return nothing_published()
+    requester = address_digest(request)
+    try:
+        document = scoped_document(since=since, until=until, snapshot=snapshot, requester=requester, harness=harness)
+    except WindowLimited as limited:
+        return api_error(
+            f"Too many new windows from this address; try again in {limited.retry_after} seconds.",
+            status_code=429,
+            retry_after=limited.retry_after,
+        )
+    except WindowBusy as busy:
+        busy_sentence = "Another day window is being computed; try again shortly."
+        return api_error(busy_sentence, status_code=503, retry_after=busy.retry_after)
+    except WindowError as exc:  # a harness the pool does not show
+        return api_error(str(exc))
+    if document is None:
+        return nothing_published()
+    response = HttpResponse(JSONRenderer().render(document), content_type=JSON)
+    if not from_snapshot(document, snapshot_id):
+        # An earlier snapshot's window while this one's is warmed: not kept, so the next request finds it.
+        patch_cache_control(response, no_cache=True)
+    return response

@@ -416,5 +416,8 @@ def rankings_csv(request: HttpRequest) -> HttpResponse:
     scoped = "".join(f"-{part}" for part in (window.harness, window.since, window.until) if part)
     response = HttpResponse(rankings_body(view, view_doc), content_type="text/csv; charset=utf-8")
     _stamp(response, snapshot_id=snapshot_id, kind=f"rankings-{view}{scoped}")
+    if scope.earlier:  # an earlier snapshot's window, while this one's is warmed: no ETag to keep it by
+        scope.kept_only_if_current(response)
+        return response
     mark_cacheable(response, etag)
     return response

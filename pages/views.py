@@ -71,7 +71,9 @@ def lens_page(
         scope = windowed_document(request, window, load)
         if scope.refused:
             return scope.refused_page()
-        return answer(*published_view(scope.snapshot, view, scope.document))
+        response = answer(*published_view(scope.snapshot, view, scope.document))
+        scope.kept_only_if_current(response)
+        return response
 
     return cached_page(request, page, (view, *labels, *lens_parts(window)), build)
 

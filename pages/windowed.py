@@ -10,15 +10,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.utils import timezone
+from django.utils.cache import patch_cache_control
 
 from core.http import param
 from core.throttles import address_digest
 from pages.serving import cached_page, render_page
 from rankings import windows
 from rankings.current import Lazy, Published
-from rankings.windows import WINDOW_PARAMETERS, Window, lens_parts, read_window
+from rankings.windows import WINDOW_PARAMETERS, Window, from_snapshot, lens_parts, read_window
 from scoring.shapes import PoolDocument
 
 
@@ -37,12 +38,29 @@ class Windowed:
     retry_after: int = 0
     refused: str = ""
 
+    @property
+    def earlier(self) -> bool:
+        """Whether the document is an earlier snapshot's window, shown while this one's is being warmed."""
+        return (
+            self.document is not None
+            and self.snapshot is not None
+            and not from_snapshot(self.document, self.snapshot.id)
+        )
+
+    def kept_only_if_current(self, response: HttpResponseBase) -> HttpResponseBase:
+        """An earlier snapshot's window is not kept (core.page_cache keeps no no-cache page): the next visit
+        finds this snapshot's."""
+        if self.earlier:
+            patch_cache_control(response, no_cache=True)
+        return response
+
     def answer(self, template: str, context: dict[str, Any]) -> HttpResponse:
         if self.document is None:
             return render_page(template, context)
         response = render_page(template, context, status=self.status)
         if self.status in (429, 503):
             response["Retry-After"] = str(self.retry_after)
+        self.kept_only_if_current(response)
         return response
 
     def refused_page(self) -> HttpResponse:

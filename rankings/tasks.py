@@ -37,6 +37,8 @@ def scheduled_recompute() -> None:
     """Celery beat's periodic recompute, which also covers contributions whose request for one
     was lost (the broker down at commit); unchanged data publishes nothing new."""
     _check_again_in(recompute.run_owed(owe=True).check_again_in)
+    # A new day moves the preset windows: the newest snapshot's are warmed for it (a cache read when they are).
+    windows.warm_newest()
     # An export lost with a worker that died after publishing is written here, late but not never.
     recompute.export_newest_cycles()
 

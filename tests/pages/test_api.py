@@ -1,7 +1,13 @@
+from typing import Any
+
 import pytest
+from django.db import connection
+from django.http import HttpResponse
 from django.test import Client
+from django.test.utils import CaptureQueriesContext
 
 from ingest.models import Cycle
+from pages import api
 from rankings import recompute
 from tests.cycles.stored import make_contributor, make_cycles
 
@@ -66,3 +72,28 @@ def test_it_says_when_nothing_is_published_yet(db: None, client: Client) -> None
     assert response.status_code == 503
     assert response["Retry-After"]
     assert "published" in response.json()["error"]
+
+
+def test_it_keeps_pool_json_per_snapshot_and_window_and_builds_it_once(
+    published: None, client: Client, monkeypatch: pytest.MonkeyPatch, django_capture_on_commit_callbacks: Any
+) -> None:
+    built: list[object] = []
+    build = api.pool_document
+
+    def counted(*args: Any) -> HttpResponse:
+        built.append(args[2:])
+        return build(*args)
+
+    monkeypatch.setattr(api, "pool_document", counted)
+    window = {"since": "2026-06-01", "until": "2026-06-30"}
+    first, window_first = client.get("/api/v1/pool.json"), client.get("/api/v1/pool.json", window)
+    with CaptureQueriesContext(connection) as again:
+        second, window_second = client.get("/api/v1/pool.json"), client.get("/api/v1/pool.json", window)
+    assert len(built) == 2, "each of the two windows built once"
+    assert len(again.captured_queries) == 0
+    assert second.content == first.content and window_second.content == window_first.content
+    assert second["Content-Type"] == "application/json" and second["ETag"] == first["ETag"]
+    with django_capture_on_commit_callbacks(execute=True):
+        recompute.publish(force=True)
+    assert client.get("/api/v1/pool.json").json()["meta"]["snapshot"] != first.json()["meta"]["snapshot"]
+    assert len(built) == 3, "a new snapshot builds its own"

@@ -201,31 +201,38 @@ def test_a_lens_is_computed_once_per_snapshot_and_cached_like_a_window(
 
 
 @override_settings(WINDOW_RATE_PER_ADDRESS="1/hour")
-def test_new_lenses_count_against_the_addresss_rate_of_new_windows(
+def test_all_time_lenses_are_the_workers_to_warm_and_cost_no_rate_but_lenses_with_days_do(
     snapshot: Snapshot, made: Made, client: Client
 ) -> None:
     assert client.get("/api/v1/pool.json", {"harness": "codex"}).status_code == 200
-    refused = client.get("/api/v1/pool.json", {"harness": "claude-code"})
+    assert client.get("/api/v1/pool.json", {"harness": "claude-code"}).status_code == 200, "a lens is reserved"
+    assert client.get("/api/v1/pool.json", {"harness": "codex", "since": "2026-06-02"}).status_code == 200
+    refused = client.get("/api/v1/pool.json", {"harness": "codex", "since": "2026-06-03"})
     assert refused.status_code == 429 and int(refused["Retry-After"]) > 0
-    page = client.get("/", {"harness": "claude-code"})
+    page = client.get("/", {"harness": "claude-code", "window": "custom", "since": "2026-06-04"})
     assert page.status_code == 429
-    assert client.get("/api/v1/pool.json", {"harness": "codex"}).status_code == 200, "a computed lens costs nothing"
 
 
 @override_settings(WINDOW_SLOTS=1)
-def test_a_lens_waits_for_a_slot_like_any_window(snapshot: Snapshot, made: Made, client: Client) -> None:
+def test_a_lens_never_waits_for_the_slots_of_visitors_windows(snapshot: Snapshot, made: Made, client: Client) -> None:
     held = windows._claim_window("elsewhere", keyed_digest("address", "10.0.0.9"))
     assert held is not None
     try:
-        answer = client.get("/api/v1/pool.json", {"harness": "codex"})
-        assert answer.status_code == 503 and answer["Retry-After"]
-        assert (
-            client.get("/pairing/", {"view": "modelCombo", "label": LABEL_STRONG, "harness": "codex"}).status_code
-            == 503
-        )
+        assert client.get("/api/v1/pool.json", {"harness": "codex"}).status_code == 200
+        pairing = client.get("/pairing/", {"view": "modelCombo", "label": LABEL_STRONG, "harness": "claude-code"})
+        assert pairing.status_code == 200
     finally:
         for taken in held:
             soft_cache.delete(taken)
+
+
+def test_a_lens_not_warmed_waits_only_for_the_reserved_slot(snapshot: Snapshot, made: Made, client: Client) -> None:
+    assert soft_cache.add(windows.RESERVED_SLOT, 1, 60)
+    try:
+        answer = client.get("/api/v1/pool.json", {"harness": "codex"})
+        assert answer.status_code == 503 and answer["Retry-After"]
+    finally:
+        soft_cache.delete(windows.RESERVED_SLOT)
     assert client.get("/api/v1/pool.json", {"harness": "codex"}).status_code == 200
 
 

@@ -75,3 +75,20 @@ def test_it_answers_429_past_a_clients_rate_of_new_windows_and_serves_computed_o
     assert answers[2].status_code == 429 and int(answers[2]["Retry-After"]) > 0
     assert again.status_code == 200, "a window already computed costs nothing"
     assert elsewhere.status_code == 200, "another address has its own rate"
+
+
+@override_settings(WINDOW_SLOTS=1, WINDOW_RATE_PER_ADDRESS="2/hour")
+def test_a_reader_reloading_on_503_spends_none_of_the_rate(published: None, client: Client) -> None:
+    today = timezone.now().date()
+    held = windows._claim_window("elsewhere", keyed_digest("address", "10.0.0.9"))
+    assert held is not None
+    try:
+        reloads = [client.get("/", {"window": "custom", "since": f"{today:%Y-%m-%d}"}) for _ in range(30)]
+    finally:
+        for taken in held:
+            windows.soft_cache.delete(taken)
+    assert {answer.status_code for answer in reloads} == {503}
+    # Once a slot is free, the reader's rate is whole: both windows it allows are computed, then no more.
+    days = [today - dt.timedelta(days=offset) for offset in (0, 2, 4)]
+    answers = [client.get("/", {"window": "custom", "since": f"{day:%Y-%m-%d}"}).status_code for day in days]
+    assert answers == [200, 200, 429]

@@ -20,7 +20,7 @@ from genai_prices import data_snapshot
 
 from ingest.models import Contributor
 from rankings.coordination import coordinator
-from rankings.known_models import is_known_model
+from rankings.known_models import is_known_canonical_model
 from rankings.models import NameDecision
 from scoring.public_labels import (
     EFFORT_COLUMNS,
@@ -56,7 +56,7 @@ def is_known_provider(name: str) -> bool:
 
 
 PUBLISHED_NAMES: Final = (
-    NameKind(MODEL_COLUMNS, is_known_model),
+    NameKind(MODEL_COLUMNS, is_known_canonical_model),
     NameKind(EFFORT_COLUMNS, KNOWN_EFFORTS.__contains__),
     NameKind(PROVIDER_COLUMNS, is_known_provider),
     NameKind(HARNESS_COLUMNS, KNOWN_HARNESSES.__contains__),

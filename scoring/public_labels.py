@@ -33,9 +33,13 @@ NAME_PAIR: Final = ["contributor", "name"]
 KNOWN_EFFORTS: Final = frozenset(
     {"", "default", "none", "minimal", "low", "medium", "high", "xhigh", "max", "auto", "thinking", "fast"}
 )
-# A release number, with at most a pre-release word of the usual ones: `9.9.9-contosoprod` is not one.
+# A release number, with at most a pre-release word of the usual ones: `9.9.9-contosoprod` is not one. Bounded
+# in shape and length (three parts of at most four digits, no leading zeros, a pre-release number of at most
+# two): the shape alone lets a name through, so it must hold no room for a phone number or an account id
+# (`555123.456789.012345.6789`, `1.2.3-rc.55512345678`). Longer versions need contributors as any name does.
+_PART = r"(?:0|[1-9][0-9]{0,3})"
 _RELEASE = re.compile(
-    r"v?[0-9]{1,6}(?:\.[0-9]{1,6}){0,3}(?:-(?:alpha|beta|rc|pre|preview|dev|canary|nightly)\.?[0-9]*)?"
+    rf"v?{_PART}(?:\.{_PART}){{0,2}}(?:-(?:alpha|beta|rc|pre|preview|dev|canary|nightly)(?:\.?(?:0|[1-9][0-9]?))?)?"
 )
 
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-from datetime import UTC, datetime
+from collections.abc import Iterable, Sequence
+from datetime import UTC, date, datetime
 from operator import itemgetter
 from typing import Any, Final
 
@@ -24,8 +24,12 @@ def names_in(rows: Sequence[tuple[Any, ...]]) -> set[str]:
 
 def record_sightings(*, contributor_id: int, rows: Sequence[tuple[Any, ...]], now: datetime) -> None:
     """Note that the contributor sent these rows' names today (one row per name and day, whatever the requests)."""
-    day = now.astimezone(UTC).date()
+    record_names(contributor_id=contributor_id, names=names_in(rows), days=[now.astimezone(UTC).date()])
+
+
+def record_names(*, contributor_id: int, names: Iterable[str], days: Iterable[date]) -> None:
+    """Note that the contributor sent these names on each of these days (kept once per name and day)."""
     NameSighting.objects.bulk_create(
-        [NameSighting(contributor_id=contributor_id, name=name, day=day) for name in sorted(names_in(rows))],
+        [NameSighting(contributor_id=contributor_id, name=name, day=day) for name in sorted(names) for day in days],
         ignore_conflicts=True,
     )

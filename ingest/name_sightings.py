@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Sequence
 from datetime import UTC, date, datetime
 from operator import itemgetter
 from typing import Any, Final
+
+from django.conf import settings
+from django.db.models import Count
 
 from ingest.contract import STORED_FIELDS
 from ingest.models import NameSighting
@@ -22,9 +26,20 @@ def names_in(rows: Sequence[tuple[Any, ...]]) -> set[str]:
     return {name for names in combinations for name in names} - {""}
 
 
+def sightings_kept() -> int:
+    """How many days of one name one contributor are kept: the days the rule asks for, and the days before the
+    contributor's tenure ended (which never count). The table then grows with names, not with days of use."""
+    return settings.PUBLIC_LABEL_MIN_DAYS + math.ceil(settings.PUBLIC_LABEL_MIN_TENURE_HOURS / 24) + 1
+
+
 def record_sightings(*, contributor_id: int, rows: Sequence[tuple[Any, ...]], now: datetime) -> None:
-    """Note that the contributor sent these rows' names today (one row per name and day, whatever the requests)."""
-    record_names(contributor_id=contributor_id, names=names_in(rows), days=[now.astimezone(UTC).date()])
+    """Note that the contributor sent these rows' names today (one row per name and day, whatever the requests),
+    for each name it has not sent on sightings_kept() days yet."""
+    names = names_in(rows)
+    seen = NameSighting.objects.filter(contributor_id=contributor_id, name__in=sorted(names))
+    enough = seen.values("name").annotate(days=Count("day")).filter(days__gte=sightings_kept())
+    unsettled = names.difference(enough.values_list("name", flat=True))
+    record_names(contributor_id=contributor_id, names=unsettled, days=[now.astimezone(UTC).date()])
 
 
 def record_names(*, contributor_id: int, names: Iterable[str], days: Iterable[date]) -> None:

@@ -52,7 +52,7 @@ def published_demo(django_db_setup: None, django_db_blocker: Any) -> PublishedDe
         (stored_at,) = {t for pair in Cycle.objects.values_list("generated", "received_at").distinct() for t in pair}
         fields = {f.attname: getattr(snapshot, f.attname) for f in Snapshot._meta.concrete_fields if not f.primary_key}
         scores = list(GroupScore.objects.filter(snapshot=snapshot).values())
-        sightings = list(NameSighting.objects.values("contributor_id", "name", "day"))
+        sightings = [dict(row) for row in NameSighting.objects.values("contributor_id", "name", "day")]
         transaction.set_rollback(True)
     return PublishedDemo(
         contributors=contributors,

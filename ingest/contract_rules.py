@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from datetime import date, timedelta
 from typing import Any, Final, NamedTuple
 
+from pragmatikos_contract.names import canonical_model
 from pragmatikos_contract.values import EFFORT_RE, TOKEN_RE, VERSION_RE, privacy_problem
 
 FIRST_DAY: Final = date(2024, 1, 1)
@@ -45,11 +46,13 @@ def _string_check(
     shape: str,
     placeholders: bool = False,
     dated: bool = False,
+    canonical: Callable[[str], str] | None = None,
 ) -> CellCheck:
     """A checker for one string value: trimmed, privacy-checked lowercased, then matched to its shape.
 
     With `placeholders`, the client's placeholder labels pass as PLACEHOLDER; with `dated`, a
-    trailing @YYYYMMDD is dropped before the checks (any other @ is still refused).
+    trailing @YYYYMMDD is dropped before the checks (any other @ is still refused). With `canonical`,
+    the value stored is that canonical form, checked again: what is published is what was checked.
     """
 
     def check(raw: Any) -> tuple[Any, str | None]:
@@ -69,6 +72,11 @@ def _string_check(
         if (problem := privacy_problem(lowered)) is not None:
             return None, problem
         value = lowered if lowercase else trimmed
+        if canonical is not None:
+            value = canonical(value)
+            # Dropping parts or joining version digits can make a shape the raw value did not have (x-1-2-3-4).
+            if value != lowered and (problem := privacy_problem(value)) is not None:
+                return None, problem
         return (value, None) if pattern.fullmatch(value) else (None, f"must be {shape}")
 
     return check
@@ -154,20 +162,21 @@ def _day_check(last_day: date) -> CellCheck:
 
 def column_checks(today: date) -> dict[str, ColumnCheck]:
     """One check per contract column; made per request because the day range moves with `today`."""
-    label = _per_distinct_value(
-        _string_check(
-            TOKEN_RE,
-            optional=False,
-            lowercase=True,
-            shape="a lowercase model or provider token",
-            placeholders=True,
-            dated=True,
+    # Model names are stored in their canonical form (pragmatikos_contract.names), providers as sent.
+    model, optional_model, provider, optional_provider = (
+        _per_distinct_value(
+            _string_check(
+                TOKEN_RE,
+                optional=optional,
+                lowercase=True,
+                shape="a lowercase token or empty" if optional else "a lowercase model or provider token",
+                placeholders=True,
+                dated=True,
+                canonical=canonical,
+            )
         )
-    )
-    optional_label = _per_distinct_value(
-        _string_check(
-            TOKEN_RE, optional=True, lowercase=True, shape="a lowercase token or empty", placeholders=True, dated=True
-        )
+        for canonical in (canonical_model, None)
+        for optional in (False, True)
     )
     token = _per_distinct_value(
         _string_check(TOKEN_RE, optional=False, lowercase=True, shape="a lowercase token such as opencode")
@@ -182,13 +191,13 @@ def column_checks(today: date) -> dict[str, ColumnCheck]:
     return {
         "cycle_key": _cycle_key_column,
         "day": _per_distinct_value(_day_check(today + timedelta(days=1))),
-        "model": label,
-        "prov": label,
+        "model": model,
+        "prov": provider,
         "role": _int_column(0, 2),
-        "pm": optional_label,
-        "pp": optional_label,
-        "bm": optional_label,
-        "bp": optional_label,
+        "pm": optional_model,
+        "pp": optional_provider,
+        "bm": optional_model,
+        "bp": optional_provider,
         "u": _int_column(0, 2000),
         "a": _int_column(0, 50000),
         "tedits": _int_column(0, 20000),

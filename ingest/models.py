@@ -182,6 +182,28 @@ class Cycle(models.Model):
         return self.assistant_steps > 0 and self.edits > 0 and self.edit_paths == 1
 
 
+class NameSighting(models.Model):
+    """A name (a model, effort, provider, harness or harness version) a contributor sent on a day, by the server's
+    clock (UTC): the public-label rule counts on how many days each contributor sent a name after it had been
+    seen long enough (rankings.public_names), which a client cannot date back as it can a cycle's `day`.
+
+    Of the names only, never which cycles: a request adds at most a row per distinct name it holds. Deleted
+    with the contributor's cycles when it retracts.
+    """
+
+    contributor = models.ForeignKey(Contributor, on_delete=models.CASCADE, related_name="+")
+    name = models.CharField(max_length=64)
+    day = models.DateField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["contributor", "name", "day"], name="name_sighting_once_a_day"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.contributor_id}:{self.name}@{self.day}"
+
+
 class Receipt(models.Model):
     """One accepted contribution request: when, which client, what it did. No address."""
 

@@ -29,11 +29,13 @@ from ingest.models import (
     RETRACTION_ORDER_LOCK,
     Contributor,
     Cycle,
+    NameSighting,
     Receipt,
     Retraction,
     install_hash,
     install_lock_key,
 )
+from ingest.name_sightings import record_sightings
 from ingest.selectors import forget_pool_counts
 
 
@@ -105,6 +107,7 @@ def contribute(*, envelope: Envelope, now: datetime, skipped: int = 0) -> Contri
         if _is_retracted(digest):
             raise InstallRetractedError
         contributor = _lock_contributor(digest=digest, now=now)
+        record_sightings(contributor_id=contributor.id, rows=envelope.rows, now=now)
         mine = Cycle.objects.filter(contributor_id=contributor.id)
         # A first send, often a whole history, has no stored copies to look up key by key.
         stored = (
@@ -326,6 +329,7 @@ def retract(*, install: uuid.UUID, now: datetime) -> int:
         if contributor is None:
             return 0
         deleted, _ = Cycle.objects.filter(contributor_id=contributor.id).delete()
+        NameSighting.objects.filter(contributor_id=contributor.id).delete()
         if contributor.retracted_at is None:
             Contributor.objects.filter(id=contributor.id).update(retracted_at=now)
         if deleted:

@@ -314,6 +314,7 @@ def prose_context(snapshot: Published | None) -> dict[str, Any]:
             "views_explained": [(VIEW_TITLES[key], text) for key, text in VIEW_EXPLANATIONS.items()],
             "min_contributors": settings.PUBLIC_LABEL_MIN_CONTRIBUTORS,
             "min_tenure_hours": settings.PUBLIC_LABEL_MIN_TENURE_HOURS,
+            "min_days": settings.PUBLIC_LABEL_MIN_DAYS,
         }
     )
     return context

@@ -245,6 +245,8 @@ SCORING_FAMILY_PATTERN = envstr("SCORING_FAMILY_PATTERN", "")
 # two occasions this many hours apart: install ids cost nothing, time does.
 PUBLIC_LABEL_MIN_CONTRIBUTORS = envint("PUBLIC_LABEL_MIN_CONTRIBUTORS", 2)
 PUBLIC_LABEL_MIN_TENURE_HOURS = envint("PUBLIC_LABEL_MIN_TENURE_HOURS", 24)
+# Distinct days (UTC, after the tenure) on which each of those contributors must have sent a name.
+PUBLIC_LABEL_MIN_DAYS = envint("PUBLIC_LABEL_MIN_DAYS", 3)
 # Day windows not yet computed: how many compute at once (each client one at a time), and how many
 # new ones one client address may ask for.
 WINDOW_SLOTS = envint("WINDOW_SLOTS", 2)

@@ -12,12 +12,15 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
+from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
 from ingest.models import Contributor, Cycle, install_hash
+from ingest.name_sightings import record_names
 from ingest.services import store_made_facts
 from rankings.recompute import publish
+from scoring.public_labels import PUBLISHED_NAME_COLUMNS
 
 DEMO_SEED = 20261130
 DEFAULT_CYCLES = 3000
@@ -205,6 +208,11 @@ def store_demo_cycles(*, count: int = DEFAULT_CYCLES, seed: int = DEMO_SEED) -> 
     facts: dict[int, list[dict[str, Any]]] = {}
     for person, fields in demo_cycles(count=count, today=now.date(), seed=seed):
         facts.setdefault(contributors[person].id, []).append(fields)
+    # ... and have sent their names on the days the rule asks for, the latest ones.
+    days = [now.date() - dt.timedelta(days=back) for back in range(settings.PUBLIC_LABEL_MIN_DAYS)]
+    for contributor_id, cycles in facts.items():
+        names = {cycle[field] for cycle in cycles for field in PUBLISHED_NAME_COLUMNS} - {""}
+        record_names(contributor_id=contributor_id, names=names, days=days)
     return store_made_facts(facts, generated=now, now=now)
 
 

@@ -27,3 +27,9 @@ def known_models() -> frozenset[str]:
 def is_known_model(name: str) -> bool:
     """Whether the price list names this model (in any of its spellings)."""
     return canonical_model(name) in known_models()
+
+
+def is_known_canonical_model(name: str) -> bool:
+    """Whether the price list names this model exactly as written: the public-label rule's check, on stored names
+    that are canonical already, so the name a page prints is the very name that was checked."""
+    return name in known_models()

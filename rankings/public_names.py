@@ -3,8 +3,11 @@
 Known names: models and providers the maintained price list (genai-prices) names, and the ids
 the clients we take cycles from write for providers and harnesses. Counted contributors: those
 seen on two occasions at least PUBLIC_LABEL_MIN_TENURE_HOURS apart (their first and latest
-contribution), since random install ids cost nothing and time does. An operator's allow and deny
-lists (NameDecision, `manage.py public_names`) come first.
+contribution), since random install ids cost nothing and time does. A counted contributor vouches
+for a name once it sent the name on PUBLIC_LABEL_MIN_DAYS distinct days (the server's, UTC), each
+a whole day after it had been seen that long: what a new install sends never counts, later or
+retroactively, and two aged installs take that many days to put a name they made up on the pages.
+An operator's allow and deny lists (NameDecision, `manage.py public_names`) come first.
 """
 
 from collections.abc import Mapping
@@ -14,13 +17,14 @@ from typing import Final
 
 from django.conf import settings
 from django.db import transaction
-from django.db.models import BooleanField, Expression, ExpressionWrapper, F, Q, Value
+from django.db.models import BooleanField, Count, DateTimeField, Expression, ExpressionWrapper, F, Q, Value
+from django.db.models.functions import TruncDate
 from django.utils import timezone
 from genai_prices import data_snapshot
 
-from ingest.models import Contributor
+from ingest.models import Contributor, NameSighting
 from rankings.coordination import coordinator
-from rankings.known_models import is_known_model
+from rankings.known_models import is_known_canonical_model
 from rankings.models import NameDecision
 from scoring.public_labels import (
     EFFORT_COLUMNS,
@@ -56,7 +60,7 @@ def is_known_provider(name: str) -> bool:
 
 
 PUBLISHED_NAMES: Final = (
-    NameKind(MODEL_COLUMNS, is_known_model),
+    NameKind(MODEL_COLUMNS, is_known_canonical_model),
     NameKind(EFFORT_COLUMNS, KNOWN_EFFORTS.__contains__),
     NameKind(PROVIDER_COLUMNS, is_known_provider),
     NameKind(HARNESS_COLUMNS, KNOWN_HARNESSES.__contains__),
@@ -88,12 +92,26 @@ def counted_contributors() -> frozenset[int]:
     return frozenset(counted.values_list("id", flat=True))
 
 
+def vouched_pairs() -> frozenset[tuple[int, str]] | None:
+    """The (contributor, name) pairs where the contributor sent the name on PUBLIC_LABEL_MIN_DAYS distinct days,
+    each after the day it had been seen for the tenure (one query); None when no days are asked for."""
+    days = settings.PUBLIC_LABEL_MIN_DAYS
+    if days <= 0:
+        return None
+    tenure = timedelta(hours=settings.PUBLIC_LABEL_MIN_TENURE_HOURS)
+    counted_from = ExpressionWrapper(F("contributor__first_seen") + tenure, output_field=DateTimeField())
+    sightings = NameSighting.objects.filter(contributor__retracted_at__isnull=True, day__gt=TruncDate(counted_from))
+    enough = sightings.values("contributor_id", "name").annotate(days=Count("day")).filter(days__gte=days)
+    return frozenset(enough.values_list("contributor_id", "name"))
+
+
 def public_name_rule(*, counted: frozenset[int], decisions: NameDecisions) -> NameRule:
     """The rule a recompute, a window or an export applies, given who counts and the operator's decisions."""
     return NameRule(
         kinds=PUBLISHED_NAMES,
         min_contributors=settings.PUBLIC_LABEL_MIN_CONTRIBUTORS,
         counted=counted,
+        vouched=vouched_pairs(),
         allowed=frozenset(name for name, shown in decisions.items() if shown),
         denied=frozenset(name for name, shown in decisions.items() if not shown),
     )

@@ -8,8 +8,9 @@ shape no one can hide a name in), or at least `min_contributors` distinct counte
 sent it; an operator's denial hides any name. Every other name is folded into OTHER_LABEL, and its
 cycles still count, under that name.
 
-Which contributors count is the caller's to say (`NameRule.counted`): random install ids cost
-nothing, so the service counts only contributors it has seen on occasions a day apart.
+Which contributors count, and for which names, is the caller's to say (`NameRule.counted` and
+`NameRule.vouched`): random install ids cost nothing, so the service counts a contributor toward a
+name only once it has sent that name on several days after it was first seen a day before.
 
 Pure: pandas and numpy, no Django.
 """
@@ -19,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
+import numpy as np
 import pandas as pd
 
 OTHER_LABEL: Final = "(other)"
@@ -27,15 +29,26 @@ EFFORT_COLUMNS: Final = ("effort", "planner_effort", "builder_effort")
 PROVIDER_COLUMNS: Final = ("provider", "planner_provider", "builder_provider")
 HARNESS_COLUMNS: Final = ("harness",)
 HARNESS_VERSION_COLUMNS: Final = ("harness_version",)
+PUBLISHED_NAME_COLUMNS: Final = (
+    *MODEL_COLUMNS,
+    *EFFORT_COLUMNS,
+    *PROVIDER_COLUMNS,
+    *HARNESS_COLUMNS,
+    *HARNESS_VERSION_COLUMNS,
+)
 # The columns of a frame of (contributor, name) pairs.
 NAME_PAIR: Final = ["contributor", "name"]
 # Efforts the agents name themselves; any other effort needs its contributors like a model does.
 KNOWN_EFFORTS: Final = frozenset(
     {"", "default", "none", "minimal", "low", "medium", "high", "xhigh", "max", "auto", "thinking", "fast"}
 )
-# A release number, with at most a pre-release word of the usual ones: `9.9.9-contosoprod` is not one.
+# A release number, with at most a pre-release word of the usual ones: `9.9.9-contosoprod` is not one. Bounded
+# in shape and length (three parts of at most four digits, no leading zeros, a pre-release number of at most
+# two): the shape alone lets a name through, so it must hold no room for a phone number or an account id
+# (`555123.456789.012345.6789`, `1.2.3-rc.55512345678`). Longer versions need contributors as any name does.
+_PART = r"(?:0|[1-9][0-9]{0,3})"
 _RELEASE = re.compile(
-    r"v?[0-9]{1,6}(?:\.[0-9]{1,6}){0,3}(?:-(?:alpha|beta|rc|pre|preview|dev|canary|nightly)\.?[0-9]*)?"
+    rf"v?{_PART}(?:\.{_PART}){{0,2}}(?:-(?:alpha|beta|rc|pre|preview|dev|canary|nightly)(?:\.?(?:0|[1-9][0-9]?))?)?"
 )
 
 
@@ -63,11 +76,18 @@ class NameRule:
     # An operator's decisions: allowed names show at once, denied ones never (known or not).
     allowed: frozenset[str] = frozenset()
     denied: frozenset[str] = frozenset()
+    # The (contributor, name) pairs whose sending counts: the contributor sent the name on enough days after it
+    # was counted (the caller's rule); None: every counted contributor's sending counts.
+    vouched: frozenset[tuple[int, str]] | None = None
 
     def names_to_show(self, pairs: pd.DataFrame, kind: NameKind) -> set[str]:
         """The names of (contributor, name) pairs of `kind` that may be shown."""
         names = set(pairs["name"].unique())
         counted = pairs if self.counted is None else pairs[pairs["contributor"].isin(self.counted)]
+        if self.vouched is not None:
+            vouched = self.vouched
+            pairs_sent = zip(counted["contributor"].tolist(), counted["name"], strict=True)
+            counted = counted[np.fromiter((pair in vouched for pair in pairs_sent), dtype=bool, count=len(counted))]
         senders = counted.drop_duplicates().groupby("name", sort=False).size()
         enough = {str(name) for name, count in senders.items() if count >= self.min_contributors}
         return {

@@ -56,10 +56,12 @@ def _fresh_cache() -> None:
 @pytest.fixture(autouse=True)
 def _every_name_shown(request: pytest.FixtureRequest, settings: Any) -> None:
     """Tests name invented models sent by one new contributor; only the tests of the public-label rule
-    (marked public_labels) run with the production rule: 2 contributors, each seen a day apart."""
+    (marked public_labels) run with the production rule: 2 contributors, each seen a day apart, that sent the
+    name on 3 days since."""
     if request.node.get_closest_marker("public_labels") is None:
         settings.PUBLIC_LABEL_MIN_CONTRIBUTORS = 1
         settings.PUBLIC_LABEL_MIN_TENURE_HOURS = 0
+        settings.PUBLIC_LABEL_MIN_DAYS = 0
 
 
 @pytest.fixture(autouse=True)

@@ -19,7 +19,7 @@ import pytest
 from django.db import transaction
 
 from ingest.contract import STORED_FIELDS
-from ingest.models import Contributor, Cycle
+from ingest.models import Contributor, Cycle, NameSighting
 from ingest.services import store_made_facts
 from rankings import current, demo
 from rankings.models import GroupScore, Snapshot
@@ -37,6 +37,7 @@ class PublishedDemo:
     stored_at: dt.datetime  # the cycles' `generated` and `received_at`: load_demo stores them in one batch
     snapshot: dict[str, Any]  # the Snapshot's fields but its id
     scores: list[dict[str, Any]]  # its GroupScore rows' fields but theirs and the snapshot's
+    sightings: list[dict[str, Any]]  # the names its contributors sent by day, for the public-name rule
 
 
 @pytest.fixture(scope="session")
@@ -51,6 +52,7 @@ def published_demo(django_db_setup: None, django_db_blocker: Any) -> PublishedDe
         (stored_at,) = {t for pair in Cycle.objects.values_list("generated", "received_at").distinct() for t in pair}
         fields = {f.attname: getattr(snapshot, f.attname) for f in Snapshot._meta.concrete_fields if not f.primary_key}
         scores = list(GroupScore.objects.filter(snapshot=snapshot).values())
+        sightings = [dict(row) for row in NameSighting.objects.values("contributor_id", "name", "day")]
         transaction.set_rollback(True)
     return PublishedDemo(
         contributors=contributors,
@@ -58,6 +60,7 @@ def published_demo(django_db_setup: None, django_db_blocker: Any) -> PublishedDe
         stored_at=stored_at,
         snapshot=fields,
         scores=[{k: v for k, v in score.items() if k not in ("id", "snapshot_id")} for score in scores],
+        sightings=sightings,
     )
 
 
@@ -66,6 +69,7 @@ def put_back(published: PublishedDemo) -> Snapshot:
     with transaction.atomic():
         Contributor.objects.bulk_create([Contributor(**row) for row in published.contributors])
         store_made_facts(published.facts, generated=published.stored_at, now=published.stored_at)
+        NameSighting.objects.bulk_create([NameSighting(**row) for row in published.sightings])
         # A copy: tests edit the document they are given.
         snapshot = Snapshot.objects.create(**copy.deepcopy(published.snapshot))
         GroupScore.objects.bulk_create([GroupScore(snapshot=snapshot, **score) for score in published.scores])

@@ -13,6 +13,10 @@ name keeps what tells models apart:
    A number with a leading zero is no version (`gemini-2.5-pro-preview-06-05` is a date), and a
    number glued to letters is part of a name (`qwen3-6-plus` stays).
 
+The rule is applied until nothing changes, so the canonical name of a canonical name is itself:
+`us.anthropic.anthropic.claude-x-20250101-20250101` does not keep a prefix or date for a second look
+to strip, and a name stored canonical is exactly the name the known-name lists are checked against.
+
 Callers add what only they need (the lab's display names and aliases) around this rule.
 """
 
@@ -35,6 +39,13 @@ VERSION_RUN_RE: Final = re.compile(r"(?<![0-9a-z.])((?:0|[1-9][0-9]?)(?:-(?:0|[1
 def canonical_model(raw: str) -> str:
     """`us.anthropic.claude-sonnet-4-5-20250929-v1:0` -> `claude-sonnet-4.5`; `openai/gpt-4o` -> `gpt-4o`."""
     name = raw.strip().lower().rsplit("/", 1)[-1]
+    # Each pass that changes the name shortens it or only rewrites its version runs (which a pass leaves stable).
+    while (again := _one_pass(name)) != name:
+        name = again
+    return name
+
+
+def _one_pass(name: str) -> str:
     bedrock = BEDROCK_PREFIX_RE.match(name)
     if bedrock:
         name = BEDROCK_REVISION_RE.sub("", name[bedrock.end() :])

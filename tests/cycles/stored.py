@@ -9,8 +9,9 @@ from typing import Any
 
 from django.utils import timezone
 
-from ingest.models import Contributor, Cycle, install_hash
+from ingest.models import Contributor, Cycle, NameSighting, install_hash
 from ingest.services import store_made_cycles
+from scoring.public_labels import PUBLISHED_NAME_COLUMNS
 from tests.cycles import drawn_cycles
 
 
@@ -26,10 +27,27 @@ def make_contributor(
 
 
 def store_cycles(contributor: Contributor, cycles: Iterable[Mapping[str, Any]]) -> list[Cycle]:
-    """Store cycles in stored field names as the contributor's, generated and received now."""
+    """Store cycles in stored field names as the contributor's, generated and received now, their names sighted
+    on every day since the contributor was first seen (as if it had sent them all along)."""
     now = timezone.now()
-    return store_made_cycles(
+    stored = store_made_cycles(
         [Cycle(contributor=contributor, generated=now, received_at=now, **cycle) for cycle in cycles]
+    )
+    names = {getattr(cycle, field) for cycle in stored for field in PUBLISHED_NAME_COLUMNS} - {""}
+    sight_names(contributor, names, days=(now.date() - contributor.first_seen.date()).days + 1)
+    return stored
+
+
+def sight_names(contributor: Contributor, names: Iterable[str], *, days: int) -> None:
+    """Record that the contributor sent these names on each of the last `days` days, today included."""
+    today = timezone.now().date()
+    NameSighting.objects.bulk_create(
+        [
+            NameSighting(contributor=contributor, name=name, day=today - timedelta(days=back))
+            for name in names
+            for back in range(days)
+        ],
+        ignore_conflicts=True,
     )
 
 

@@ -329,7 +329,7 @@ def test_it_writes_a_thousand_rows_in_as_many_statements_as_ten(api: Api) -> Non
         return len(captured.captured_queries)
 
     assert statements(10) == statements(1000)
-    assert statements(1000) <= 12
+    assert statements(1000) <= 14  # two of them note the day's names for the public-name rule
 
 
 def test_it_counts_the_pool_in_stats(api: Api) -> None:

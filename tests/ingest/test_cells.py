@@ -12,6 +12,7 @@ from decimal import Decimal
 from typing import Any
 
 import pytest
+from django.apps import apps as django_apps
 from django.db import connection
 
 from ingest.models import Cell, Contributor, Cycle
@@ -144,6 +145,29 @@ def test_the_migration_sums_the_cycles_stored_before_it() -> None:
         cursor.execute("TRUNCATE ingest_cell")  # as the migration does before summing
         cursor.execute(migration.ADD_CELLS.replace("{source}", migration.STORED))
     assert stored() == expected
+    assert_cells_are_the_cycles()
+
+
+def test_the_canonical_names_migration_moves_cycles_to_their_canonical_cells() -> None:
+    """Rows stored as sent before names were canonical: rewritten in place, the triggers keep the cells equal."""
+    send(uuid.uuid4(), rows(30), datetime.now(UTC) - timedelta(hours=1))
+    raw = {
+        "claude-opus-4.7": "us.anthropic.claude-opus-4-7-20991231-v5551234:0",
+        "gpt-5.1": "gpt-5-1-20251113",
+    }
+    for canonical, sent in raw.items():
+        for field in ("model", "planner_model", "builder_model"):
+            Cycle.objects.filter(**{field: canonical}).update(**{field: sent})
+    Cycle.objects.filter(id=Cycle.objects.order_by("id").values("id")[:1]).update(model="x-10-1-2-3")
+    assert Cell.objects.filter(model=raw["claude-opus-4.7"]).exists()
+    migration = importlib.import_module("ingest.migrations.0009_canonical_model_names")
+
+    migration.canonicalise(django_apps, connection.schema_editor())
+
+    names = {name for field in migration.MODEL_FIELDS for name in Cycle.objects.values_list(field, flat=True)}
+    assert not names & set(raw.values())
+    assert "x-10-1-2-3" in names, "a canonical form that breaks a privacy check is not stored"
+    assert not Cell.objects.filter(model__in=raw.values()).exists()
     assert_cells_are_the_cycles()
 
 

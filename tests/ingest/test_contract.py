@@ -83,6 +83,39 @@ def test_it_lowercases_and_trims_tokens_and_rounds_numbers() -> None:
     assert (row["cost_usd"], row["active_hours"], row["step_seconds_median"]) == (1.2346, 2.0002, 12.35)
 
 
+@pytest.mark.parametrize(
+    ("raw", "stored"),
+    [
+        # The made-up release suffixes one new install put on every page (issue 30): stored as the model they name.
+        ("us.anthropic.claude-opus-4-5-20251101-v5551234:0", "claude-opus-4.5"),
+        ("anthropic.claude-opus-4-5-v8675309:0", "claude-opus-4.5"),
+        ("claude-opus-4-5-20991231", "claude-opus-4.5"),
+        ("Claude-Sonnet-4@20250514", "claude-sonnet-4"),
+        ("claude-opus-4-5-20251101-20251101", "claude-opus-4.5"),  # a second suffix is dropped too
+        ("qwen3:32b", "qwen3:32b"),
+    ],
+)
+def test_it_stores_model_names_canonical_in_every_model_column(raw: str, stored: str) -> None:
+    result = validate(envelope([wire_cycle(1, model=raw, pm=raw, pp="bedrock", bm=raw, bp="bedrock")]))
+
+    assert result.envelope is not None and not result.row_errors
+    row = result.envelope.row_dicts()[0]
+    assert (row["model"], row["planner_model"], row["builder_model"]) == (stored, stored, stored)
+
+
+def test_it_checks_the_canonical_name_again_and_keeps_providers_as_sent() -> None:
+    # Joining version digits with dots makes an address the raw name did not hold.
+    rows = [wire_cycle(1, model="x-10-1-2-3"), wire_cycle(2, prov="anthropic.claude-3-5-v1:0")]
+
+    result = validate(envelope(rows))
+
+    assert result.envelope is not None
+    assert [error.as_dict() for error in result.row_errors] == [
+        {"row": 0, "col": "model", "message": "must not be shaped like an IPv4 address"}
+    ]
+    assert result.envelope.row_dicts()[0]["provider"] == "anthropic.claude-3-5-v1:0"
+
+
 def test_it_keeps_the_case_of_versions() -> None:
     body = envelope([wire_cycle(1, hversion=" 1.4.2-RC1 ")], extractor="26.9.0-Beta")
 

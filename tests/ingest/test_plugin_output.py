@@ -60,7 +60,7 @@ def test_it_stores_the_plugins_placeholders_and_vendor_ids_at_its_own_path(api: 
     assert rows[key(1)]["builder_model"] == wire_cycle(1)["bm"]
     assert (rows[key(2)]["model"], rows[key(2)]["provider"]) == ("qwen3:32b", "ollama")
     assert (rows[key(2)]["builder_model"], rows[key(2)]["builder_provider"]) == ("", "")
-    assert rows[key(3)]["model"] == "anthropic.claude-opus-4-1-20250805-v1:0"
+    assert rows[key(3)]["model"] == "claude-opus-4.1"  # stored canonical, as every model name
     assert (rows[key(3)]["planner_model"], rows[key(3)]["planner_provider"]) == ("", "")
     if "variant" in COLUMNS_BY_SCHEMA[schema]:
         assert (rows[key(0)]["effort"], rows[key(0)]["planner_effort"], rows[key(0)]["builder_effort"]) == ("", "", "")

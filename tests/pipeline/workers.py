@@ -37,6 +37,7 @@ def child_database_env() -> dict[str, str]:
     # The public-label rule as this test runs it (tests/conftest.py), in the worker too.
     env["PUBLIC_LABEL_MIN_CONTRIBUTORS"] = str(settings.PUBLIC_LABEL_MIN_CONTRIBUTORS)
     env["PUBLIC_LABEL_MIN_TENURE_HOURS"] = str(settings.PUBLIC_LABEL_MIN_TENURE_HOURS)
+    env["PUBLIC_LABEL_MIN_DAYS"] = str(settings.PUBLIC_LABEL_MIN_DAYS)
     env["EXPORT_DIR"] = str(settings.EXPORT_DIR)
     return env
 

@@ -1,29 +1,31 @@
-"""Nothing one contributor makes up reaches the public pages or downloads: names need two seasoned senders,
-a known name or an operator's word, in every published column."""
+"""Nothing one contributor makes up reaches the public pages or downloads: names need two seasoned senders that
+sent them on three days, a known name or an operator's word, in every published column."""
 
 import csv
 import gzip
 import io
 import uuid
-from datetime import timedelta
+from datetime import UTC, datetime, timedelta
 
 import pytest
 from django.core.management import call_command
 from django.db.models import F
 from django.test import Client
 
-from ingest.models import Contributor
+from ingest.models import Contributor, NameSighting
+from ingest.services import contribute
 from rankings import cycles_file, recompute
 from scoring.public_labels import OTHER_LABEL
 from tests.cycles import drawn_cycles
 from tests.cycles.stored import make_contributor, make_cycles, store_cycles
 from tests.cycles.wire import envelope, wire_cycle
 from tests.ingest.conftest import CONTRIBUTE, Api
+from tests.ingest.test_services import validated
 
 pytestmark = [pytest.mark.django_db, pytest.mark.public_labels]
 
 SPAM = "alice-macbook-pro"
-SEASONED = timedelta(days=3)  # first seen three days ago, latest contribution now
+SEASONED = timedelta(days=5)  # first seen five days ago, latest contribution now: names sighted on 4 days since
 
 
 def publish_and_export(callbacks) -> None:  # type: ignore[no-untyped-def]
@@ -101,10 +103,10 @@ def test_it_shows_a_name_once_a_second_contributor_sends_it_and_a_known_one_at_o
     assert "qwen3:32b → claude-opus-4.8" in after
 
 
-def test_one_person_with_two_fresh_installs_does_not_unlock_a_name(
+def test_one_person_with_two_fresh_installs_does_not_unlock_a_name_even_once_they_have_aged(
     client: Client, django_capture_on_commit_callbacks
 ) -> None:
-    """Random install ids cost nothing: senders count once seen on occasions a day apart."""
+    """Random install ids cost nothing: what an install sent before it counted never counts, later either."""
     name = "evilcorp-leaked-name"
     api = Api(client)
     for install in (uuid.uuid4(), uuid.uuid4()):
@@ -115,11 +117,66 @@ def test_one_person_with_two_fresh_installs_does_not_unlock_a_name(
 
     assert all(name not in body for body in published_bodies(client))
 
-    # The same two installs, seen again a day later: two seasoned senders.
+    # The same two installs, seen again days later: seasoned now, but they sent the name while new.
     Contributor.objects.filter(number__in=[1, 2]).update(first_seen=F("first_seen") - SEASONED)
     publish_and_export(django_capture_on_commit_callbacks)
 
-    assert all(name in body for body in published_bodies(client)[2:])
+    assert all(name not in body for body in published_bodies(client))
+
+
+# The names of issue 30's install: release suffixes made up around a sold model, and versions with room for a
+# phone number, beside names made up outright.
+SUFFIXED = ("us.anthropic.claude-opus-4-5-20251101-v5551234:0", "anthropic.claude-opus-4-5-v8675309:0")
+MADE_UP = tuple(f"made-up-model-{n}" for n in range(12))
+LONG_VERSIONS = ("555123.456789.012345.6789", "1.2.3-rc.55512345678")
+
+
+def attack_rows(start: int) -> list[dict[str, object]]:
+    names = [*SUFFIXED, "claude-opus-4-5-20991231", *MADE_UP]
+    return [
+        wire_cycle(start + i, pm=names[i % len(names)], pp="anthropic", hversion=LONG_VERSIONS[i % 2])
+        for i in range(len(names) * 2)
+    ]
+
+
+def send_on(install: uuid.UUID, *, day: datetime, start: int) -> None:
+    """What the install sends on that day (the server's clock), as the contribution endpoint stores it."""
+    contribute(envelope=validated(envelope(attack_rows(start), install=install, generated=day)), now=day)
+
+
+def test_made_up_names_cost_two_installs_three_days_of_sending_after_a_day_of_tenure(
+    client: Client, django_capture_on_commit_callbacks
+) -> None:
+    now = datetime.now(UTC)
+    installs = (uuid.uuid4(), uuid.uuid4())
+    make_cycles(make_contributor(seen_for=SEASONED), count=6, pairings=(("claude-opus-4.8", "gpt-5"),), key_offset=900)
+    published: list[bool] = []
+    # First seen five days ago, then sending the same made-up names on each of the next days.
+    for days_ago in (5, 3, 2, 1):
+        for install in installs:
+            send_on(install, day=now - timedelta(days=days_ago), start=100 * days_ago)
+        publish_and_export(django_capture_on_commit_callbacks)
+        bodies = published_bodies(client)
+        assert all(raw not in body for body in bodies for raw in SUFFIXED), "only canonical names"
+        assert "claude-opus-4.5" in bodies[2], "the suffixed names are the model they name, known"
+        published.append(all(name in bodies[2] for name in MADE_UP))
+        published.append(all(version in bodies[-1] for version in LONG_VERSIONS))  # cycles.csv
+
+    # Not when new, nor once aged a day (days ago 3 and 2: one and two days of sending): only on the third day.
+    # Long versions are names like any other then.
+    assert published == [False, False, False, False, False, False, True, True]
+    assert set(NameSighting.objects.filter(name=MADE_UP[0]).values_list("day", flat=True)) == {
+        (now - timedelta(days=days_ago)).date() for days_ago in (5, 3, 2, 1)
+    }
+
+
+def test_a_retraction_deletes_the_names_the_install_sent(client: Client) -> None:
+    install, api = str(uuid.uuid4()), Api(client)
+    assert api.contribute(envelope(attack_rows(0), install=install)).status_code == 202
+    assert NameSighting.objects.filter(name=MADE_UP[0]).exists()
+
+    assert api.retract(install).status_code == 200
+    assert not NameSighting.objects.exists()
 
 
 def test_it_folds_providers_harnesses_and_versions_one_contributor_sent_in_every_download(

@@ -120,6 +120,13 @@ def test_an_operator_allows_a_name_at_once_and_denies_even_a_known_one() -> None
         ("9.9.9-contosoprod", False),
         ("1.2.3+acme", False),
         ("prod", False),
+        ("2025.11.3", True),
+        ("1.0.150-rc.12", True),
+        # Room for a phone number or an account id (issue 30): a name like any other.
+        ("555123.456789.012345.6789", False),
+        ("1.2.3-rc.55512345678", False),
+        ("1.2.3.4", False),
+        ("01.2.3", False),
     ],
 )
 def test_a_release_number_is_known_and_anything_else_in_a_version_is_a_name(version: str, plain: bool) -> None:

@@ -16,7 +16,7 @@ def order_past_retractions(apps: Any, schema_editor: Any) -> None:
 class Migration(migrations.Migration):
 
     dependencies = [
-        ('ingest', '0008_cell_histogram_in_row'),
+        ('ingest', '0010_name_sightings'),
     ]
 
     operations = [

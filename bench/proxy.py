@@ -111,6 +111,7 @@ def stop_caddy(caddy: Caddy) -> None:
 @dataclass
 class SlowReaders:
     """`count` clients asking for `path` over TLS, then reading `rate` bytes a second, until stopped.
+    Entering returns once each has been answered (`answered`), or after 20 s.
 
     Each has a small receive buffer, so the server's writes stall as soon as the kernel's buffers fill."""
 
@@ -122,6 +123,7 @@ class SlowReaders:
     headers: dict[str, str] = field(default_factory=dict)
     most_seconds: float = 120.0
     connected: int = 0
+    answered: int = 0
     bytes_read: int = 0
     stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -140,12 +142,15 @@ class SlowReaders:
                 slow.sendall(request)
                 with self.lock:
                     self.connected += 1
+                first = True
                 while time.monotonic() < ends and not self.stop.wait(1):
                     block = slow.recv(self.rate)
                     if not block:
                         return
                     with self.lock:
+                        self.answered += first
                         self.bytes_read += len(block)
+                    first = False
         except OSError:
             return
 
@@ -153,8 +158,9 @@ class SlowReaders:
         self.threads = [threading.Thread(target=self.reader, daemon=True) for _ in range(self.count)]
         for thread in self.threads:
             thread.start()
+        # Until each has its answer's first bytes: the app has decided them all, and only holding is left.
         deadline = time.monotonic() + 20
-        while self.connected < self.count and time.monotonic() < deadline:
+        while self.answered < self.count and time.monotonic() < deadline:
             time.sleep(0.1)
         return self
 

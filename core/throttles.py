@@ -222,22 +222,32 @@ class BodyBudget:
     bounds how many), so the sum is what bounds a process's memory when bodies arrive together: small
     ones count too, or sixteen threads of 1 MiB bodies would go unmetered. One body is always admitted
     when none is held, so the largest body the cap allows always gets in.
+
+    A body larger than the proxy buffers (INGEST_PROXY_BUFFER_BYTES) reaches the app while it is still
+    arriving, so its thread waits on the sender: at most INGEST_STREAMED_BODIES of those at once, or a
+    few slow uploads would hold every thread. A refused body is never read (gunicorn drops the connection).
     """
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self.held = 0
+        self.streamed = 0
 
     def take(self, size: int) -> bool:
+        streamed = size > settings.INGEST_PROXY_BUFFER_BYTES
         with self._lock:
             if self.held and self.held + size > settings.INGEST_BODY_BYTES_IN_FLIGHT:
                 return False
+            if streamed and self.streamed >= settings.INGEST_STREAMED_BODIES:
+                return False
             self.held += size
+            self.streamed += streamed
             return True
 
     def give_back(self, size: int) -> None:
         with self._lock:
             self.held -= size
+            self.streamed -= size > settings.INGEST_PROXY_BUFFER_BYTES
 
 
 body_budget = BodyBudget()

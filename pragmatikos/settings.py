@@ -227,6 +227,10 @@ INGEST_MAX_ROWS = envint("INGEST_MAX_ROWS", 100_000)
 # Bytes of bodies (every one) one web process holds at once; beyond it, 503 with Retry-After. One body at
 # the cap and 16 MiB of everyday sends beside it.
 INGEST_BODY_BYTES_IN_FLIGHT = envint("INGEST_BODY_BYTES_IN_FLIGHT", 80 * 1024 * 1024)
+# Bodies larger than the proxy buffers (deploy/Caddyfile max_buffer_size) stream to the app as they arrive:
+# this many at once per process; more get 503 before they are read.
+INGEST_PROXY_BUFFER_BYTES = envint("INGEST_PROXY_BUFFER_BYTES", 4 * 1024 * 1024)
+INGEST_STREAMED_BODIES = envint("INGEST_STREAMED_BODIES", 2)
 INGEST_RATE_PER_INSTALL = envstr("INGEST_RATE_PER_INSTALL", "60/hour")
 INGEST_RATE_PER_ADDRESS = envstr("INGEST_RATE_PER_ADDRESS", "600/hour")
 # A retraction of an install that never stored a cycle is forgotten after this many days: it deletes

@@ -122,6 +122,26 @@ def test_it_answers_503_with_retry_after_while_the_process_holds_its_budget_of_b
     assert body_budget.held == 0
 
 
+def test_it_reads_only_so_many_bodies_larger_than_the_proxy_buffers_at_once(api: Api, settings: Any) -> None:
+    """Such a body reaches the app while it is still arriving: a thread waits on its sender."""
+    streamed = settings.INGEST_PROXY_BUFFER_BYTES + 1
+    raw = json.dumps(envelope(1)) + " " * streamed
+    slots = [streamed] * settings.INGEST_STREAMED_BODIES
+    assert all(body_budget.take(size) for size in slots)  # slow uploads being read in this process
+    try:
+        refused = api.contribute(raw)
+        small = api.contribute(envelope(2))  # within the proxy's buffer: whole before the app sees it
+    finally:
+        for size in slots:
+            body_budget.give_back(size)
+    again = api.contribute(raw)
+
+    assert refused.status_code == 503 and int(refused["Retry-After"]) > 0
+    assert (small.status_code, again.status_code) == (202, 202)
+    assert stored_counts() == (2, 3, 2)  # envelope(2): a second install's two rows
+    assert (body_budget.held, body_budget.streamed) == (0, 0)
+
+
 def test_it_refuses_a_body_that_is_not_json_content_with_415(api: Api) -> None:
     response = api.client.post(CONTRIBUTE, data=json.dumps(envelope(1)), content_type="text/plain")
 

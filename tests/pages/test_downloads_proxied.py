@@ -58,7 +58,7 @@ def test_it_unpacks_the_plain_csv_once_to_a_file(demo_snapshot: Snapshot, client
 
 def test_a_retraction_since_the_export_names_no_file(demo_snapshot: Snapshot, client: Client) -> None:
     exported(demo_snapshot)
-    Contributor.objects.filter(number=1).update(retracted_at=timezone.now())
+    Contributor.objects.filter(number=1).update(retracted_at=timezone.now(), retraction_order=1)
     for path in ("/data/cycles.csv.gz", "/data/cycles.csv"):
         refused = client.get(path)
         assert refused.status_code == 503 and "X-Accel-Redirect" not in refused
@@ -69,7 +69,7 @@ def test_copies_of_a_replaced_export_are_deleted_after_the_grace(
 ) -> None:
     exported(demo_snapshot)
     old = served(client.get("/data/cycles.csv")["X-Accel-Redirect"])
-    Contributor.objects.filter(number=1).update(retracted_at=timezone.now())
+    Contributor.objects.filter(number=1).update(retracted_at=timezone.now(), retraction_order=1)
     Contributor.objects.filter(number=1).get().cycles.all().delete()
     served_exports.REPLACED_GRACE_SECONDS, grace = 0, served_exports.REPLACED_GRACE_SECONDS
     try:

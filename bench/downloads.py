@@ -150,7 +150,7 @@ def main() -> int:
         print(f"loaded {args.cycles:,} cycles in {time.perf_counter() - started:.1f} s")
         print(manage(env, "recompute", "--force"))
         started = time.perf_counter()
-        manage(env, "shell", "-c", "from rankings import recompute; recompute.export_newest_cycles()")
+        manage(env, "shell", "-c", "from leaderboard import recompute; recompute.export_newest_cycles()")
         export_seconds = time.perf_counter() - started
         written = list(export_dir.iterdir())
         size = written[0].stat().st_size

@@ -346,7 +346,7 @@ def main() -> int:
         manage(env, "migrate", "--no-input", "-v", "0")
         load_cycles(scratch_url, args.cycles, contributors=60)
         manage(env, "recompute", "--force")
-        manage(env, "shell", "-c", "from rankings import recompute; recompute.export_newest_cycles()")
+        manage(env, "shell", "-c", "from leaderboard import recompute; recompute.export_newest_cycles()")
         config = ("-c", str(REPO / "deploy" / "gunicorn.conf.py"), "--error-logfile", str(workdir / "gunicorn.log"))
         server, port = scratch.start_gunicorn(env, workers=2, ready_path="/methodology/", extra=config)
         worker = books.start_worker({**env, "LOG_LEVEL": "INFO"}, workdir / "worker.log")

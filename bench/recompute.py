@@ -6,7 +6,7 @@ Creates a scratch database next to DATABASE_URL's (dropped at the end), loads N 
 with COPY, and times in the same run one PostgreSQL GROUP BY computing the modelCombo sums:
 the baseline every ratio divides by. Then, in a child process, the service's path: reading
 the cells PostgreSQL keeps as cycles arrive (one query), scoring them (six views, B resamples, B3 and rank
-stability), `rankings.recompute.publish` from read to published (fingerprint, document, samples,
+stability), `leaderboard.recompute.publish` from read to published (fingerprint, document, samples,
 history rows; the worker's tasks it queues, the export of cycles.csv and the warming of the
 day windows, timed apart), a contribution of 10 cycles from stored (through the ingest's own
 validate_envelope and contribute) to published and its retraction from deleted to published, and
@@ -134,7 +134,7 @@ def measure_cycles(resamples: int) -> dict[str, float]:
     _django()
     from dataclasses import replace
 
-    from rankings.selectors import cycles_frame, scoring_config
+    from leaderboard.selectors import cycles_frame, scoring_config
     from scoring import enrich_document, score_pool
     from scoring.bootstrap import bootstrap_scores, view_rng
     from scoring.document import Prepared, prepare, score_view
@@ -206,9 +206,9 @@ def measure_service(resamples: int) -> dict[str, float]:
     from ingest import hooks
     from ingest.contract import validate_envelope
     from ingest.services import contribute, retract
-    from rankings import cycles_file, recompute, windows
-    from rankings.cells import pool_cells
-    from rankings.selectors import scoring_config
+    from leaderboard import cycles_file, recompute, windows
+    from leaderboard.cells import pool_cells
+    from leaderboard.selectors import scoring_config
     from scoring.cells import prepare_cells, score_cells
     from tests.cycles.wire import envelope
 

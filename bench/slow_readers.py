@@ -113,7 +113,7 @@ def main() -> int:
         manage(env, "migrate", "--no-input", "-v", "0")
         load_cycles(scratch.with_database(admin_url, scratch_name), args.cycles, args.contributors)
         manage(env, "recompute", "--force")
-        manage(env, "shell", "-c", "from rankings import recompute; recompute.export_newest_cycles()")
+        manage(env, "shell", "-c", "from leaderboard import recompute; recompute.export_newest_cycles()")
         size = sum(path.stat().st_size for path in export_dir.iterdir())
         print(f"{args.cycles:,} cycles; cycles.csv.gz {size / 1e6:.1f} MB")
         server, app_port = deployed_gunicorn(env)

@@ -94,7 +94,7 @@ def process_lock(name: str) -> threading.Lock:
 
 
 class LocalCoordinator:
-    """The recompute's lock and owed flag in this process (rankings.coordination's Coordinator, without Redis)."""
+    """The recompute's lock and owed flag in this process (leaderboard.coordination's Coordinator, without Redis)."""
 
     def __init__(self) -> None:
         self.lock = threading.Lock()

@@ -1,7 +1,7 @@
 """What the ingest tells the rest of the service, and asks of it, without importing it.
 
 The ingest sits below the rankings: it announces that stored cycles changed (the rankings connect to
-the signal when they start, RankingsConfig.ready), and it asks for the id of the newest published
+the signal when they start, LeaderboardConfig.ready), and it asks for the id of the newest published
 ranking (the 202 reports it) of the function settings.NEWEST_SNAPSHOT_ID names.
 """
 

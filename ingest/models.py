@@ -185,7 +185,7 @@ class Cycle(models.Model):
 class NameSighting(models.Model):
     """A name (a model, effort, provider, harness or harness version) a contributor sent on a day, by the server's
     clock (UTC): the public-label rule counts on how many days each contributor sent a name after it had been
-    seen long enough (rankings.public_names), which a client cannot date back as it can a cycle's `day`.
+    seen long enough (leaderboard.public_names), which a client cannot date back as it can a cycle's `day`.
 
     Of the names only, never which cycles: a request adds at most a row per distinct name it holds. Deleted
     with the contributor's cycles when it retracts.

@@ -15,9 +15,9 @@ from lab import beside_chart, charts, field, selectors
 from lab.aliases import STARTER_ALIASES
 from lab.models import LabSource
 from lab.summary import Row, summary_rows
+from leaderboard.current import Lazy
 from pages.contexts import colours_of
 from pages.serving import cached_page, render_page
-from rankings.current import Lazy
 from scoring.shapes import View
 
 VIEW_WORDS = {field.PAIRING_VIEW: "Pairings", field.MODEL_VIEW: "Models"}

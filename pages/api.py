@@ -17,8 +17,8 @@ from core.errors import RETRY_AFTER, ErrorSerializer, api_error
 from core.page_cache import cached_response
 from core.throttles import address_digest
 from ingest.contract_rules import FIRST_DAY
-from rankings.current import published_snapshot, serving_snapshot
-from rankings.windows import (
+from leaderboard.current import published_snapshot, serving_snapshot
+from leaderboard.windows import (
     WindowBusy,
     WindowError,
     WindowLimited,

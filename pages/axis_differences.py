@@ -2,9 +2,9 @@
 from the samples the recompute stored (per-axis samples beside the score samples, of the same resamples, so
 the axes' intervals pair as the score's do). One query reads the four lists."""
 
-from rankings.comparisons import difference_from_samples, score_difference
-from rankings.selectors import stored_comparison_samples
-from rankings.windows import Window, window_samples
+from leaderboard.comparisons import difference_from_samples, score_difference
+from leaderboard.selectors import stored_comparison_samples
+from leaderboard.windows import Window, window_samples
 from scoring import Comparison
 from scoring.axis_samples import decode
 from scoring.compare_axes import AxisDifference, compare_axes_from_samples

@@ -13,6 +13,10 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
+from leaderboard.current import Published
+from leaderboard.lenses import published_harnesses
+from leaderboard.selectors import HistoryRow, scoring_config
+from leaderboard.windows import Window, lens_query, window_query
 from pages.charts import (
     HistoryPoint,
     axis_strip,
@@ -56,10 +60,6 @@ from pages.wording import (
     WINDOW_TITLES,
     other_words,
 )
-from rankings.current import Published
-from rankings.lenses import published_harnesses
-from rankings.selectors import HistoryRow, scoring_config
-from rankings.windows import Window, lens_query, window_query
 from scoring import Comparison
 from scoring.bootstrap import t_factor
 from scoring.shapes import INTERVAL_LEVEL, PAIRING_VIEWS, SPAN_FACTOR, GroupRow, PoolDocument, View

@@ -4,7 +4,7 @@ A CSV's first line is its header and nothing else, so the as-of time and snapsho
 in the response headers (X-As-Of, X-Snapshot) and in the file name, never inside the file.
 rankings.csv, like the pages, carries an ETag of the snapshot and URL and answers 304 to it.
 
-The cycles come from the gzip file the worker wrote for the newest snapshot (rankings/cycles_file.py),
+The cycles come from the gzip file the worker wrote for the newest snapshot (leaderboard/cycles_file.py),
 in two representations. cycles.csv.gz is the file as written (application/gzip). cycles.csv is
 text/csv: to a client that accepts gzip the same bytes are sent with Content-Encoding: gzip (the
 client unpacks them; the server can hand the file to sendfile and does no work per row); to one
@@ -18,7 +18,7 @@ newer than the file, it answers 503 with Retry-After: the file is never built he
 
 Behind the proxy (EXPORTS_SERVED_BY_PROXY=1) every answer is decided here the same way, but the
 bytes are sent by the proxy: the response is empty and names the file (X-Accel-Redirect, a copy
-made by rankings/served_exports.py: the plain CSV is unpacked once to a file) and the one range it
+made by leaderboard/served_exports.py: the plain CSV is unpacked once to a file) and the one range it
 grants (X-Accel-Range), so no app thread waits on a slow reader.
 """
 
@@ -46,12 +46,12 @@ from core.http import not_found_page
 from core.http import param as query_param
 from core.page_cache import mark_cacheable, not_modified, page_etag
 from core.times import iso_z
+from leaderboard import cycles_file, served_exports
+from leaderboard.current import Lazy, serving_snapshot
+from leaderboard.windows import WINDOW_PARAMETERS, read_window
 from pages import presenters, wording
 from pages.serving import chosen_view, render_page
 from pages.windowed import windowed_document
-from rankings import cycles_file, served_exports
-from rankings.current import Lazy, serving_snapshot
-from rankings.windows import WINDOW_PARAMETERS, read_window
 from scoring.shapes import PAIRING_VIEWS, View
 
 # How soon to ask again while the newest snapshot's export is being written.

@@ -12,9 +12,9 @@ from django.urls import reverse
 from django.utils.cache import patch_cache_control
 
 from core import soft_cache
+from leaderboard.lenses import published_harnesses
+from leaderboard.windows import Window, scope_key
 from pages.presenters import UnknownGroup, find_group, interval, rank_text
-from rankings.lenses import published_harnesses
-from rankings.windows import Window, scope_key
 from scoring.shapes import PoolDocument
 
 

@@ -20,6 +20,9 @@ from core.http import NotFound, not_found_page, param
 from core.throttles import ThrottleUnavailableError, address_wait
 from ingest.contract import parse_install
 from ingest.services import retract
+from leaderboard import selectors
+from leaderboard.current import Lazy, Published, current_snapshot, serving_snapshot
+from leaderboard.windows import Window, lens_parts, read_window
 from pages import contexts, downloads, lab_links, matrix, pairing_sides, presenters, wording
 from pages.axis_differences import compared
 from pages.compare_chart import advantages_context
@@ -27,9 +30,6 @@ from pages.lenses import lens_scores, partial_if_pending
 from pages.serving import cached_page, chosen_view, render_page
 from pages.switching import switch_context
 from pages.windowed import Windowed, windowed_document, windowed_page
-from rankings import selectors
-from rankings.current import Lazy, Published, current_snapshot, serving_snapshot
-from rankings.windows import Window, lens_parts, read_window
 from scoring import Comparison
 from scoring.compare_axes import AxisDifference
 from scoring.shapes import PAIRING_VIEWS, PoolDocument, View
@@ -90,7 +90,7 @@ def leaderboard(request: HttpRequest) -> HttpResponse:
             scoped.snapshot, scoped.document, view=view, window=scoped.window, sort=sort
         )
 
-    return windowed_page(request, "leaderboard", "leaderboard/leaderboard.html", view, context_of, sort)
+    return windowed_page(request, "leaderboard", "pages/leaderboard.html", view, context_of, sort)
 
 
 @require_safe
@@ -99,12 +99,12 @@ def pairing_matrix(request: HttpRequest) -> HttpResponse:
     if view is None:
         return not_found_page(NO_SUCH_VIEW)
     if view not in PAIRING_VIEWS:
-        return render_page("leaderboard/matrix.html", matrix.not_a_pairing_view_context(view), status=404)
+        return render_page("pages/matrix.html", matrix.not_a_pairing_view_context(view), status=404)
 
     def context_of(scoped: Windowed) -> dict[str, Any]:
         return matrix.matrix_context(scoped.snapshot, scoped.document, view=view, window=scoped.window)
 
-    return windowed_page(request, "matrix", "leaderboard/matrix.html", view, context_of)
+    return windowed_page(request, "matrix", "pages/matrix.html", view, context_of)
 
 
 @require_safe
@@ -126,13 +126,13 @@ def pairing(request: HttpRequest) -> HttpResponse:
             if provisional is None:
                 under = f" under the harness {window.harness}" if window.harness else ""
                 raise NotFound(f"No group of that name in the view {wording.VIEW_TITLES[view]}{under}.") from None
-            return partial_if_pending(render_page("leaderboard/provisional.html", context | provisional), lenses)
+            return partial_if_pending(render_page("pages/provisional.html", context | provisional), lenses)
         # The score history is of the published snapshots: the whole pool's.
         history = selectors.score_history(view, label, points=HISTORY_POINTS) if window.is_snapshot else []
         context.update(contexts.group_context(group, view_doc, view=view, label=label, history=history))
         context.update(pairing_sides.sides_context(view_doc, view=view, label=label, group=group))
         context["in_the_lab"] = lab_links.in_the_lab(view, label)
-        return partial_if_pending(render_page("leaderboard/pairing.html", context), lenses)
+        return partial_if_pending(render_page("pages/pairing.html", context), lenses)
 
     return lens_page(request, "pairing", view, window, (label,), answer)
 
@@ -151,7 +151,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         context["tab_suffix"] = context["lens_suffix"]
         chosen_a, chosen_b = contexts.compared_labels(view_doc, label_a, label_b)
         if not chosen_a or not chosen_b:
-            return render_page("leaderboard/compare.html", context | {"a": None, "b": None})
+            return render_page("pages/compare.html", context | {"a": None, "b": None})
         try:
             group_a, group_b = presenters.find_group(view_doc, chosen_a), presenters.find_group(view_doc, chosen_b)
         except presenters.UnknownGroup:
@@ -164,7 +164,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
         if chosen_a != chosen_b:
             context.update(switch_context(difference, group_a, group_b, axes, kept) | advantages_context(axes, kept))
-        return render_page("leaderboard/compare.html", context)
+        return render_page("pages/compare.html", context)
 
     return lens_page(request, "compare", view, window, (label_a, label_b), answer)
 
@@ -200,9 +200,9 @@ def prose_page(template: str, page: str, with_downloads: bool = False) -> Callab
     return view
 
 
-methodology = prose_page("leaderboard/methodology.html", "methodology")
-data = prose_page("leaderboard/data.html", "data", with_downloads=True)
-glossary = prose_page("leaderboard/glossary.html", "glossary")
+methodology = prose_page("pages/methodology.html", "methodology")
+data = prose_page("pages/data.html", "data", with_downloads=True)
+glossary = prose_page("pages/glossary.html", "glossary")
 
 
 def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:
@@ -214,7 +214,7 @@ def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) 
         contribution_url=request.build_absolute_uri(reverse("contributions")),
         plugin_url=request.build_absolute_uri(reverse("plugin-contribute")),
     )
-    response = render(request, "leaderboard/contribute.html", context | extra, status=status)
+    response = render(request, "pages/contribute.html", context | extra, status=status)
     patch_cache_control(response, private=True, no_cache=True)
     response["X-Snapshot"] = str(snapshot.id if snapshot else 0)
     return response

@@ -16,10 +16,10 @@ from django.utils.cache import patch_cache_control
 
 from core.http import param
 from core.throttles import address_digest
+from leaderboard import windows
+from leaderboard.current import Lazy, Published
+from leaderboard.windows import WINDOW_PARAMETERS, Window, from_snapshot, lens_parts, read_window
 from pages.serving import cached_page, render_page
-from rankings import windows
-from rankings.current import Lazy, Published
-from rankings.windows import WINDOW_PARAMETERS, Window, from_snapshot, lens_parts, read_window
 from scoring.shapes import PoolDocument
 
 

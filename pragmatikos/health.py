@@ -23,7 +23,7 @@ from redis.exceptions import RedisError
 from core import redis_breaker
 from core.errors import error_body
 from core.times import iso_z
-from rankings.models import Snapshot
+from leaderboard.models import Snapshot
 
 log = logging.getLogger(__name__)
 

@@ -103,7 +103,7 @@ INSTALLED_APPS = [
     "drf_spectacular",
     "drf_spectacular_sidecar",
     "ingest",
-    "rankings",
+    "leaderboard",
     "pages",
     "lab",
 ]
@@ -139,7 +139,7 @@ else:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 # Who tells the ingest the newest published ranking (ingest.hooks): the ingest never imports the rankings.
-NEWEST_SNAPSHOT_ID = "rankings.selectors.newest_snapshot_id"
+NEWEST_SNAPSHOT_ID = "leaderboard.selectors.newest_snapshot_id"
 # Who tells the field's pages whether the lab has runs of a model or pairing (pages.lab_links): the pages
 # never import the lab. Empty: no page links to the lab.
 LAB_PRESENCE = "lab.presence.in_the_lab"
@@ -245,7 +245,7 @@ SCORING_SEED = envint("SCORING_SEED", 20260909)
 SCORING_FAMILY_PATTERN = envstr("SCORING_FAMILY_PATTERN", "")
 # A published name (model, effort, provider, harness, version) is shown only when this many counted
 # contributors sent it, a maintained list knows it or an operator allowed it; others are pooled as
-# "(other)" (scoring/public_labels.py, rankings/public_names.py). A contributor counts once seen on
+# "(other)" (scoring/public_labels.py, leaderboard/public_names.py). A contributor counts once seen on
 # two occasions this many hours apart: install ids cost nothing, time does.
 PUBLIC_LABEL_MIN_CONTRIBUTORS = envint("PUBLIC_LABEL_MIN_CONTRIBUTORS", 2)
 PUBLIC_LABEL_MIN_TENURE_HOURS = envint("PUBLIC_LABEL_MIN_TENURE_HOURS", 24)
@@ -260,7 +260,7 @@ try:
 except re.error as exc:
     raise ImproperlyConfigured(f"SCORING_FAMILY_PATTERN is not a regular expression: {exc}") from exc
 
-# Where the worker writes cycles.csv once per snapshot (rankings/cycles_file.py); the web process
+# Where the worker writes cycles.csv once per snapshot (leaderboard/cycles_file.py); the web process
 # serves it from here, so both must see the same directory.
 EXPORT_DIR = Path(envstr("EXPORT_DIR", str(STATE_DIR / "var" / "exports")))
 # Whether a proxy in front sends the cycles downloads from EXPORT_DIR (deploy/Caddyfile, given

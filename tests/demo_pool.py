@@ -1,6 +1,6 @@
 """The demo pool published for tests: published once per test process by load_demo, put back per test.
 
-`published_demo` runs the real path once (rankings.demo.load_demo: generate, store, full recompute) in a
+`published_demo` runs the real path once (leaderboard.demo.load_demo: generate, store, full recompute) in a
 transaction that is rolled back, so the database stays empty for every other test, and keeps what it stored.
 `demo_snapshot` puts those rows back in the test's own transaction: the contributors as they were (their ids
 too, which the sequence handed out already, so no later row takes one and the snapshot's fingerprint, which
@@ -21,8 +21,8 @@ from django.db import transaction
 from ingest.contract import STORED_FIELDS
 from ingest.models import Contributor, Cycle, NameSighting
 from ingest.services import store_made_facts
-from rankings import current, demo
-from rankings.models import GroupScore, Snapshot
+from leaderboard import current, demo
+from leaderboard.models import GroupScore, Snapshot
 
 # Smaller than the make-run demo so the one recompute per test process takes well under a second.
 TEST_CYCLES = 1500
@@ -73,7 +73,7 @@ def put_back(published: PublishedDemo) -> Snapshot:
         # A copy: tests edit the document they are given.
         snapshot = Snapshot.objects.create(**copy.deepcopy(published.snapshot))
         GroupScore.objects.bulk_create([GroupScore(snapshot=snapshot, **score) for score in published.scores])
-        # What the publish (rankings.recompute._store) runs on commit that the pages read: the cached pages
+        # What the publish (leaderboard.recompute._store) runs on commit that the pages read: the cached pages
         # retired. As for a real publish, never run in a test whose transaction is rolled back; at the commit
         # under a live server. Its other two only queue the worker's export and window warming.
         transaction.on_commit(current.snapshot_published)

@@ -3,8 +3,8 @@
 from typing import Any
 
 from ingest.models import Cell, Contributor, Cycle
-from rankings import recompute
-from rankings.models import GroupScore, Snapshot
+from leaderboard import recompute
+from leaderboard.models import GroupScore, Snapshot
 from tests.demo_pool import PublishedDemo
 
 

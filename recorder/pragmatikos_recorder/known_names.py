@@ -4,7 +4,7 @@ A name is known when it is exactly a model id of the list, or one of the names o
 list matches a model by, both in the shared canonical form (`claude-opus-4-5-20251101` and
 `claude-opus-4.5` are one name). Exact, not the list's own prefix matching: `claude-opus-4-5-acme`
 starts like a model but names a private deployment. The service's public labels read the same
-list the same way (`rankings/known_models.py`).
+list the same way (`leaderboard/known_models.py`).
 """
 
 from __future__ import annotations

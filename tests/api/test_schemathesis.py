@@ -23,7 +23,7 @@ from schemathesis.config import SchemathesisConfig
 
 from ingest import contract, contract_rules
 from ingest.models import Cycle
-from rankings import recompute
+from leaderboard import recompute
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.cycles.wire import envelope, with_cell
 

@@ -5,7 +5,7 @@ The renderings beside this module only change the form, never the values:
 OpenCode plugin sends them) and `tests.cycles.frames` (the scorer's pandas frames). This module is pure
 Python, so the benchmarks import it without Django.
 
-A whole pool as the site shows it (contributors with habits of their own) is not made here: that is rankings.demo's,
+A whole pool as the site shows it (contributors with habits of their own) is not made here: that is leaderboard.demo's,
 the generator `make run` shows, which the page, lab and browser tests read through tests/demo_pool.py.
 """
 

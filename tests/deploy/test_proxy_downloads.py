@@ -29,7 +29,7 @@ from bench.proxy import (
     stop_caddy,
     wait_for_tls,
 )
-from rankings.recompute import publish
+from leaderboard.recompute import publish
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline.workers import deployed_gunicorn
 

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from rankings.models import Snapshot
+from leaderboard.models import Snapshot
 
 CHROMIUM = Path("/usr/bin/chromium")
 SCREENSHOTS = Path(__file__).resolve().parents[1] / "screenshots"

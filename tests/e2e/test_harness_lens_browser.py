@@ -3,7 +3,7 @@
 import pytest
 
 from core import page_cache
-from rankings import recompute
+from leaderboard import recompute
 from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, matrix_from_the_front_page, overflowing
 from tests.pages.lens_pool import LABEL_STRONG, LABEL_WEAK, store_two_harness_pool
 

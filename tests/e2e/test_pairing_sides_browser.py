@@ -5,7 +5,7 @@ from urllib.parse import urlencode
 
 import pytest
 
-from rankings.models import Snapshot
+from leaderboard.models import Snapshot
 from scoring.shapes import PAIR_ARROW
 from tests.e2e.conftest import BROWSER_TESTS, DESKTOP, PHONE, SCREENSHOTS, overflowing
 

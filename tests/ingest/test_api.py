@@ -17,7 +17,7 @@ from django.utils import timezone
 from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MISSING, FACT_FIELDS
 from ingest.models import Contributor, Cycle, Receipt, install_hash
 from ingest.selectors import POOL_COUNTS_CACHE_KEY
-from rankings.models import Snapshot
+from leaderboard.models import Snapshot
 from tests.cycles.wire import envelope, wire_cycle, with_cell
 from tests.ingest.conftest import CONTRIBUTE, STATS, Api, stored_counts
 from tests.ingest.rules import REFUSING_RULES, SKIPPING_RULES, Rule

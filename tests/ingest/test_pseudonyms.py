@@ -15,7 +15,7 @@ from django.utils import timezone
 from core import page_cache
 from ingest.models import Contributor, Retraction, install_hash
 from ingest.services import contribute, retract
-from rankings import cycles_file, recompute
+from leaderboard import cycles_file, recompute
 from tests.cycles.wire import envelope, wire_cycle
 from tests.ingest.conftest import Api
 from tests.ingest.test_services import run_together, validated

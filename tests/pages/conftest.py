@@ -5,7 +5,7 @@ import re
 
 from django.utils import timezone
 
-from rankings.models import Snapshot
+from leaderboard.models import Snapshot
 
 
 def ranked_labels(snapshot: Snapshot, view: str) -> list[str]:

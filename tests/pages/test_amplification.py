@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from rankings.models import Snapshot
+from leaderboard.models import Snapshot
 from tests.cache_keys import stored_keys
 from tests.pages.conftest import ranked_labels
 

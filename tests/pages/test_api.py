@@ -7,8 +7,8 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 
 from ingest.models import Cycle
+from leaderboard import recompute
 from pages import api
-from rankings import recompute
 from tests.cycles.stored import make_contributor, make_cycles
 
 

@@ -17,8 +17,8 @@ from django.utils import timezone
 from bench.scratch import free_port
 from core import page_cache, soft_cache
 from core.backend import process_lock
-from rankings import cycles_file, windows
-from rankings.models import Snapshot
+from leaderboard import cycles_file, windows
+from leaderboard.models import Snapshot
 from tests.cycles.wire import envelope
 from tests.pages.conftest import page_paths, ranked_labels
 from tests.redis_servers import OwnRedis, redis_cache

@@ -3,9 +3,9 @@ import re
 import pytest
 from django.test import Client
 
+from leaderboard.models import Snapshot
+from leaderboard.selectors import cycles_frame, scoring_config
 from pages import compare_rows, wording
-from rankings.models import Snapshot
-from rankings.selectors import cycles_frame, scoring_config
 from scoring import compare_groups
 from tests.pages.conftest import ranked_labels
 

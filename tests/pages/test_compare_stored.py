@@ -12,9 +12,9 @@ from django.test import Client
 from django.test.utils import CaptureQueriesContext
 from scipy import stats
 
-from rankings import recompute
-from rankings.models import Snapshot
-from rankings.selectors import cycles_frame, scoring_config
+from leaderboard import recompute
+from leaderboard.models import Snapshot
+from leaderboard.selectors import cycles_frame, scoring_config
 from scoring import compare_from_samples, compare_groups, score_pool
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import ranked_labels

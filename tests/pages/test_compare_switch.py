@@ -9,11 +9,11 @@ from itertools import combinations
 import pytest
 from django.test import Client
 
+from leaderboard.models import Snapshot
+from leaderboard.selectors import AXIS_SAMPLES_KEY, cycles_frame, scoring_config
 from pages import switching
 from pages.axis_differences import compared
 from pages.wording import AXES
-from rankings.models import Snapshot
-from rankings.selectors import AXIS_SAMPLES_KEY, cycles_frame, scoring_config
 from scoring import Comparison, compare_groups
 from scoring.compare_axes import AxisDifference, compare_axes_of_groups, switch_summary
 from scoring.shapes import GroupRow

@@ -15,9 +15,9 @@ import pytest
 from django.test import Client
 
 from ingest.models import Cycle
+from leaderboard import cycles_file
+from leaderboard.models import Snapshot
 from pages.downloads import accepts_gzip
-from rankings import cycles_file
-from rankings.models import Snapshot
 from tests.pages.test_downloads import body_of, exported
 
 

@@ -4,8 +4,8 @@ from django.core.management import call_command
 from django.test import Client
 
 from ingest.models import Contributor, Cycle, install_hash
-from rankings import demo, recompute
-from rankings.models import Snapshot
+from leaderboard import demo, recompute
+from leaderboard.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 
 

@@ -14,9 +14,9 @@ from django.utils import timezone
 
 from core import page_cache
 from ingest.models import Contributor, Cycle, install_hash
+from leaderboard import cycles_file, recompute, tasks
+from leaderboard.models import Snapshot
 from pages import downloads, wording
-from rankings import cycles_file, recompute, tasks
-from rankings.models import Snapshot
 from scoring.shapes import PAIRING_VIEWS
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.cycles.wire import envelope

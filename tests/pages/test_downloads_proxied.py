@@ -11,8 +11,8 @@ from django.test import Client
 from django.utils import timezone
 
 from ingest.models import Contributor
-from rankings import served_exports
-from rankings.models import Snapshot
+from leaderboard import served_exports
+from leaderboard.models import Snapshot
 from tests.pages.test_downloads import exported
 
 

@@ -5,8 +5,8 @@ import gzip
 import pytest
 from django.test import Client
 
+from leaderboard.models import Snapshot
 from pages.downloads import Unsatisfiable, requested_range
-from rankings.models import Snapshot
 from tests.pages.test_downloads import body_of, exported
 
 

@@ -4,9 +4,9 @@ import pytest
 from django.template import Context, Template, TemplateSyntaxError
 from django.test import Client
 
+from leaderboard.models import Snapshot
 from pages import wording
 from pages.glossary import TERMS
-from rankings.models import Snapshot
 from tests.pages.conftest import page_text, ranked_labels
 
 

@@ -15,11 +15,11 @@ from django.test.utils import CaptureQueriesContext
 
 from core import page_cache, soft_cache
 from core.keys import keyed_digest
+from leaderboard import recompute, windows
+from leaderboard.models import Snapshot
+from leaderboard.selectors import scoring_config
+from leaderboard.windows import read_window, scope_key
 from pages.axis_differences import compared
-from rankings import recompute, windows
-from rankings.models import Snapshot
-from rankings.selectors import scoring_config
-from rankings.windows import read_window, scope_key
 from scoring import compare_groups, score_pool
 from scoring.axis_samples import decode
 from scoring.compare_axes import compare_axes_from_samples

@@ -3,8 +3,8 @@
 from django.test import Client
 
 from core import page_cache
-from rankings import recompute
-from rankings.models import Snapshot
+from leaderboard import recompute
+from leaderboard.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_paths, ranked_labels
 

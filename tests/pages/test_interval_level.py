@@ -5,8 +5,8 @@ from pathlib import Path
 
 from django.test import Client
 
+from leaderboard.models import Snapshot
 from pages.wording import INTERVAL_PERCENT
-from rankings.models import Snapshot
 from scoring.shapes import INTERVAL_LEVEL
 from tests.pages.conftest import interval_pages
 
@@ -24,7 +24,7 @@ def test_it_states_the_methods_level_on_every_page_with_intervals(client: Client
 def test_it_writes_no_level_of_its_own_in_a_template_or_a_page_module() -> None:
     # The pages say the level through `interval_percent` / INTERVAL_PERCENT only, so changing the method's
     # constant changes every sentence.
-    modules = [path for app in ("core", "pages", "rankings", "lab") for path in REPO.glob(f"{app}/*.py")]
+    modules = [path for app in ("core", "pages", "leaderboard", "lab") for path in REPO.glob(f"{app}/*.py")]
     sources = [*REPO.glob("templates/**/*.html"), *modules]
     written = [str(path.relative_to(REPO)) for path in sources if STATED_LEVEL.search(path.read_text())]
     assert written == []

@@ -8,10 +8,10 @@ from django.test import Client
 from django.utils import timezone
 
 from core import page_cache
+from leaderboard import recompute
+from leaderboard.models import Snapshot
+from leaderboard.windows import scoped_document
 from pages import wording
-from rankings import recompute
-from rankings.models import Snapshot
-from rankings.windows import scoped_document
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_text, ranked_labels, row_labels
 

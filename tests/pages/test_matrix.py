@@ -9,9 +9,9 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
+from leaderboard.models import Snapshot
+from leaderboard.windows import SCOPED_LOCK_KEY, scoped_document
 from pages import matrix
-from rankings.models import Snapshot
-from rankings.windows import SCOPED_LOCK_KEY, scoped_document
 from scoring.shapes import PAIR_ARROW, PAIRING_VIEWS, View
 from tests.pages.conftest import page_text
 from tests.pages.shapes import group_row, provisional_row, view_of

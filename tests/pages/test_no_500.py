@@ -6,7 +6,7 @@ from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from rankings.models import Snapshot
+from leaderboard.models import Snapshot
 from tests.pages.conftest import ranked_labels
 
 PATHS = ("/", "/pairing/", "/compare/", "/methodology/", "/contribute/", "/data/", "/data/rankings.csv")

@@ -4,9 +4,9 @@ import re
 import pytest
 from django.test import Client
 
+from leaderboard import recompute
+from leaderboard.models import GroupScore, Snapshot
 from pages import charts, presenters, wording
-from rankings import recompute
-from rankings.models import GroupScore, Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_text, ranked_labels
 

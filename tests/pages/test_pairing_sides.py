@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 from django.test import Client
 
+from leaderboard import recompute
+from leaderboard.models import Snapshot
 from pages import pairing_sides
-from rankings import recompute
-from rankings.models import Snapshot
 from scoring.shapes import PAIR_ARROW
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_text

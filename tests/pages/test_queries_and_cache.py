@@ -3,8 +3,8 @@ import gzip
 from django.test import Client
 
 from core import page_cache
-from rankings import current, cycles_file, recompute
-from rankings.models import Snapshot
+from leaderboard import current, cycles_file, recompute
+from leaderboard.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_paths, ranked_labels
 
@@ -12,7 +12,7 @@ MAX_QUERIES = 3
 # A model's or pairing's page also asks which names the lab has runs of, once per lab import (lab.presence).
 LAB_PRESENCE_QUERIES = 1
 # A page that computes a window (days or a harness) also reads the last retraction before its cells and checks
-# for a later one before it shows them (rankings.windows.scoped_document).
+# for a later one before it shows them (leaderboard.windows.scoped_document).
 WINDOW_RETRACTION_QUERIES = 2
 
 

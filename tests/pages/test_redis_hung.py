@@ -17,7 +17,7 @@ from django.http import HttpResponse
 from django.test import Client
 
 from core import page_cache, redis_breaker
-from rankings.models import Snapshot
+from leaderboard.models import Snapshot
 from tests.cycles.wire import envelope
 from tests.pages.conftest import interval_pages
 from tests.redis_servers import OwnRedis, redis_cache

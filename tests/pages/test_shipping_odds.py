@@ -9,8 +9,8 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
+from leaderboard.models import Snapshot
 from pages import contexts, wording
-from rankings.models import Snapshot
 
 
 def page(client: Client, path: str, **params: str) -> str:

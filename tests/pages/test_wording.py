@@ -1,8 +1,8 @@
 from django.test import Client, RequestFactory
 
 from ingest.columns import SCHEMA_3_COLUMNS
+from leaderboard.models import Snapshot
 from pages import views, wording
-from rankings.models import Snapshot
 
 
 def test_it_explains_the_method_in_plain_words(demo_snapshot: Snapshot, client: Client) -> None:

@@ -1,4 +1,4 @@
-"""The cells PostgreSQL sums (rankings.cells) score exactly as the stored cycles do, after a retraction too."""
+"""The cells PostgreSQL sums (leaderboard.cells) score exactly as the stored cycles do, after a retraction too."""
 
 import uuid
 from datetime import date, timedelta
@@ -7,8 +7,8 @@ import pytest
 from django.utils import timezone
 
 from ingest.services import retract
-from rankings.cells import cells_fingerprint, pool_cells
-from rankings.selectors import cycles_frame, scoring_config
+from leaderboard.cells import cells_fingerprint, pool_cells
+from leaderboard.selectors import cycles_frame, scoring_config
 from scoring import ScoringConfig, enrich_document, score_pool
 from scoring.cells import score_cells
 from scoring.public_labels import OTHER_LABEL

@@ -11,8 +11,8 @@ import psycopg
 import pytest
 from django.db import OperationalError, connection
 
-from rankings.cycles_file import _copy_rows
-from rankings.selectors import cycles_frame
+from leaderboard.cycles_file import _copy_rows
+from leaderboard.selectors import cycles_frame
 from tests.cycles.stored import make_contributor, make_cycles
 
 

@@ -18,10 +18,10 @@ import pytest
 from django.conf import settings
 from django.test import override_settings
 
-from rankings import recompute
-from rankings.coordination import LOCK_KEY, PENDING_KEY, RedisCoordinator, coordinator, exclusive
-from rankings.models import Snapshot
-from rankings.tasks import recompute_rankings
+from leaderboard import recompute
+from leaderboard.coordination import LOCK_KEY, PENDING_KEY, RedisCoordinator, coordinator, exclusive
+from leaderboard.models import Snapshot
+from leaderboard.tasks import recompute_rankings
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline import workers
 
@@ -33,7 +33,7 @@ pytestmark = [
 HOLD_THE_LOCK = """
 import time
 from pathlib import Path
-from rankings.coordination import coordinator, exclusive
+from leaderboard.coordination import coordinator, exclusive
 with exclusive(coordinator()) as holding:
     print("holding" if holding else "refused", flush=True)
     time.sleep(600)

@@ -11,15 +11,15 @@ from django.core.cache import cache
 from django.test import Client, override_settings
 
 from ingest.models import Cycle
-from rankings import recompute, windows
-from rankings.coordination import coordinator
-from rankings.models import Snapshot
-from rankings.selectors import (
+from leaderboard import recompute, windows
+from leaderboard.coordination import coordinator
+from leaderboard.models import Snapshot
+from leaderboard.selectors import (
     cycles_fingerprint,
     cycles_frame,
     scoring_config,
 )
-from rankings.windows import SCOPED_LOCK_KEY, preset_window
+from leaderboard.windows import SCOPED_LOCK_KEY, preset_window
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline.workers import REPO
 

@@ -5,7 +5,7 @@ import math
 import pytest
 from django.test import Client
 
-from rankings import recompute
+from leaderboard import recompute
 from tests.cycles.stored import make_contributor, make_cycles
 
 LONELY = ("minimax-m3", "minimax-m3")

@@ -7,9 +7,9 @@ import pytest
 from django.conf import settings
 from django.test import Client, override_settings
 
-from rankings import recompute
-from rankings.coordination import COOLDOWN_KEY, RedisCoordinator, coordinator
-from rankings.models import Snapshot
+from leaderboard import recompute
+from leaderboard.coordination import COOLDOWN_KEY, RedisCoordinator, coordinator
+from leaderboard.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline import workers
 from tests.pipeline.test_worker import envelope

@@ -25,10 +25,10 @@ from django.utils import timezone
 from core import page_cache, soft_cache
 from ingest.contract_rules import FIRST_DAY
 from ingest.models import Contributor, Cycle, install_hash, install_lock_key
+from leaderboard import cycles_file, recompute, windows
+from leaderboard.coordination import coordinator
+from leaderboard.models import Snapshot
 from pragmatikos.celery import app as celery_app
-from rankings import cycles_file, recompute, windows
-from rankings.coordination import coordinator
-from rankings.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.cycles.wire import envelope
 from tests.ingest.conftest import CONTRIBUTE, Api

@@ -11,10 +11,10 @@ from django.core.cache import cache
 from django.test import Client
 from django.utils import timezone
 
-from rankings import recompute, windows
-from rankings.coordination import coordinator
-from rankings.models import Snapshot
-from rankings.windows import reserved_scopes, scope_key
+from leaderboard import recompute, windows
+from leaderboard.coordination import coordinator
+from leaderboard.models import Snapshot
+from leaderboard.windows import reserved_scopes, scope_key
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline import workers
 

@@ -10,9 +10,9 @@ from django.conf import settings
 from django.test import Client
 
 from ingest.columns import SCHEMA_3_COLUMNS
-from rankings.coordination import LOCK_KEY, coordinator
-from rankings.models import GroupScore, Snapshot
-from rankings.recompute import publish
+from leaderboard.coordination import LOCK_KEY, coordinator
+from leaderboard.models import GroupScore, Snapshot
+from leaderboard.recompute import publish
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline import workers
 

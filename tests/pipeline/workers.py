@@ -17,10 +17,10 @@ from typing import IO
 from django.conf import settings
 from django.db import connection
 
+from leaderboard.coordination import Coordinator
+from leaderboard.models import Snapshot
+from leaderboard.recompute import publish
 from pragmatikos.celery import app as celery_app
-from rankings.coordination import Coordinator
-from rankings.models import Snapshot
-from rankings.recompute import publish
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.redis_servers import OwnRedis
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from rankings.recompute import publish
+from leaderboard.recompute import publish
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline.workers import deployed_gunicorn, own_redis_server
 

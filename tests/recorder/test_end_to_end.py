@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 from pragmatikos_recorder import cli
 
-from rankings.cycles_file import write_cycles_export
-from rankings.recompute import publish
+from leaderboard.cycles_file import write_cycles_export
+from leaderboard.recompute import publish
 from tests.recorder.conftest import World
 
 pytestmark = pytest.mark.django_db(transaction=True)

@@ -1,0 +1,124 @@
+"""The newest published snapshot as a process serves it: which one, and the parts of it the pages read.
+
+The cache generation names it (core.page_cache): a new snapshot shows at once in the publishing process
+and within SERVING_LOCAL_SECONDS in any other.
+"""
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Final
+
+from core import soft_cache
+from core.page_cache import GENERATION_KEY, bump_generation, cache_generation, forget_process_copies, process_cache
+from leaderboard.models import Snapshot
+from leaderboard.selectors import newest_snapshot_id, snapshot_document
+from scoring.shapes import PoolDocument
+
+# Which snapshot the current cache generation serves. Short-lived, so a publish that never
+# bumps the generation (an admin shell) still shows within a minute.
+SERVING_KEY: Final = "leaderboard:serving"
+SERVING_SECONDS: Final = 60
+# How long a process trusts its last look at the generation before asking the cache again.
+SERVING_LOCAL_SECONDS: Final = 1.0
+
+
+# This process's last look: (generation, snapshot id), in its own cache for SERVING_LOCAL_SECONDS.
+LOOK_KEY: Final = "serving"
+# The newest snapshot this process has read, in its own cache.
+HELD_KEY: Final = "published"
+
+
+def serving_snapshot() -> tuple[int, int]:
+    """(cache generation, newest snapshot id or 0): usually from this process's last look,
+    else one cache round trip, plus one query only when the generation has moved."""
+    local = process_cache()
+    look = local.get(LOOK_KEY)
+    if look is not None:
+        return look
+    held = soft_cache.get_many([GENERATION_KEY, SERVING_KEY])
+    if held is None:
+        # The cache is unreachable: the newest snapshot from the database, and generation 0,
+        # which names no shared cache entry (pages are then kept in this process only).
+        snapshot_id = newest_snapshot_id() or 0
+        local.set(LOOK_KEY, (0, snapshot_id), SERVING_LOCAL_SECONDS)
+        return 0, snapshot_id
+    generation = held.get(GENERATION_KEY)
+    if generation is None:
+        generation = cache_generation()
+    serving = held.get(SERVING_KEY)
+    if isinstance(serving, tuple | list) and len(serving) == 2 and serving[0] == generation:
+        snapshot_id = int(serving[1])
+    else:
+        snapshot_id = newest_snapshot_id() or 0
+        soft_cache.set(SERVING_KEY, (generation, snapshot_id), SERVING_SECONDS)
+    local.set(LOOK_KEY, (int(generation), snapshot_id), SERVING_LOCAL_SECONDS)
+    return int(generation), snapshot_id
+
+
+def snapshot_published() -> None:
+    """After a publish commits: retire every cached page, and show the new snapshot here at once."""
+    bump_generation()
+    forget_process_copies()
+
+
+# ---------------------------------------------------------------- the snapshot a process holds
+
+
+@dataclass(frozen=True)
+class Published:
+    """The parts of a snapshot the pages read, kept per process for the newest one."""
+
+    id: int
+    created_at: datetime
+    is_demo: bool
+    cycles: int
+    judged: int
+    contributors: int
+    # The stored document with the snapshot's id, time and demo mark in its meta.
+    document: PoolDocument
+    # The operator's decisions on names it was made with: its windows fold the same names.
+    name_decisions: dict[str, bool] = field(default_factory=dict)
+
+
+def current_snapshot() -> Published | None:
+    """The newest published snapshot as this process serves it; None before the first."""
+    return published_snapshot(serving_snapshot()[1])
+
+
+def published_snapshot(snapshot_id: int) -> Published | None:
+    """The snapshot of this id: one query the first time a process sees it (kept in its own cache); None when
+    it is stored under an older document version, which the next recompute replaces."""
+    if snapshot_id == 0:
+        return None
+    local = process_cache()
+    held: Published | None = local.get(HELD_KEY)
+    if held is not None and held.id == snapshot_id:
+        return held
+    snapshot = Snapshot.objects.filter(id=snapshot_id).defer("samples").first()
+    if snapshot is None:
+        return None
+    document = snapshot_document(snapshot)
+    if document is None:
+        return None
+    held = Published(
+        id=snapshot.id,
+        created_at=snapshot.created_at,
+        is_demo=snapshot.is_demo,
+        cycles=snapshot.cycles,
+        judged=snapshot.judged,
+        contributors=snapshot.contributors,
+        document=document,
+        name_decisions=snapshot.name_decisions,
+    )
+    local.set(HELD_KEY, held, None)
+    return held
+
+
+class Lazy:
+    """The page's snapshot, fetched only if the page needs it (a window page does not)."""
+
+    def __init__(self, snapshot_id: int) -> None:
+        self.snapshot_id = snapshot_id
+
+    def __call__(self) -> Published | None:
+        return published_snapshot(self.snapshot_id)

@@ -1,0 +1,261 @@
+"""Recomputing the rankings: asked for (request), run while owed (run_owed), published (publish).
+
+A recompute scores every stored cycle and publishes a snapshot in one transaction; contributions only
+mark one owed, and the lock and owed flag (coordination.py) decide who runs it and when. The thin
+Celery tasks (tasks.py) call run_owed.
+"""
+
+import datetime as dt
+import logging
+import time
+from dataclasses import dataclass
+from typing import Any
+
+from django.conf import settings
+from django.db import transaction
+from django.db.models import Max
+from django.db.models.functions import TruncDate
+from django.utils import timezone
+
+from core.times import iso_z
+from ingest.models import Contributor
+from ingest.selectors import retracted_after, retractions_seen
+from ingest.services import hold_retractions
+from leaderboard import current, cycles_file
+from leaderboard.cells import cells_fingerprint, pool_cells
+from leaderboard.coordination import Coordinator, coordinator, exclusive
+from leaderboard.lenses import HARNESSES_KEY, shown_harnesses
+from leaderboard.models import GroupScore, Snapshot
+from leaderboard.public_names import name_decisions
+from leaderboard.selectors import AXIS_SAMPLES_KEY, newest_snapshot, read_document, scoring_config
+from scoring.cells import prepare_cells, score_cells
+from scoring.shapes import PoolDocument
+
+log = logging.getLogger(__name__)
+
+# Scorings of one recompute in a row that a retraction may make stale before it gives up (the recompute the
+# retraction queued follows).
+PUBLISH_ATTEMPTS = 3
+
+
+class RetractedMeanwhile(Exception):
+    """A retraction committed after the pool was read: what was scored from it is not published."""
+
+
+def request(**signal: object) -> None:
+    """A recompute is owed: mark it and queue a run. ingest.hooks.cycles_changed's receiver (a contribution or
+    retraction committed); also called as it is."""
+    from leaderboard.tasks import recompute_rankings
+
+    coordinator().mark_pending()
+    recompute_rankings.delay()
+
+
+@dataclass(frozen=True)
+class Ran:
+    """What run_owed did: the last snapshot it published, and when to look again for work left owed."""
+
+    published: Snapshot | None
+    check_again_in: int | None
+
+
+def run_owed(*, owe: bool = False) -> Ran:
+    """Recompute while one is owed, unless another worker already is recomputing or the last recompute ended
+    less than RECOMPUTE_MIN_INTERVAL ago. `owe`: mark one owed first (the beat's schedule: it also covers
+    requests lost with a broker that was down).
+
+    `published` is None when nothing was owed, the lock was held (its holder does the follow-up) or the
+    cooldown was on (the work stays owed). `check_again_in`: the seconds after which to look again when work
+    is left owed and no one has claimed that look yet: another holder's lock turned this one away (a live
+    holder does the work itself, a dead one never will: one check per lapse of its lock), or the cooldown
+    after the last recompute is on (one check for its end).
+    """
+    coord = coordinator()
+    if owe:
+        coord.mark_pending()
+    published = _run_while_owed(coord)
+    return Ran(published=published, check_again_in=coord.claim_follow_up() if coord.is_pending() else None)
+
+
+def newest_is_unreadable() -> bool:
+    """Whether the newest snapshot was stored under another document version, so it is not served
+    (selectors.read_document): a release that moves the version leaves it so until a recompute publishes."""
+    newest = Snapshot.objects.order_by("-id").only("id", "document").first()
+    return newest is not None and read_document(newest.document) is None
+
+
+def _run_while_owed(coord: Coordinator) -> Snapshot | None:
+    published = None
+    while coord.is_pending() and coord.cooldown_left() <= 0:
+        with exclusive(coord) as holding:
+            if not holding:
+                return published
+            while coord.cooldown_left() <= 0 and (owed := coord.pending_mark()) is not None:
+                published = publish() or published
+                # Cleared only once published, and only if no contribution raised it
+                # meanwhile: a recompute that raises or is killed leaves it owed.
+                coord.clear_pending(owed)
+                # Contributions arriving from now on wait for the next interval, together.
+                coord.start_cooldown()
+        # A request that raised the flag between our last check and the unlock was
+        # refused the lock: the loop picks it up.
+    return published
+
+
+def publish(*, force: bool = False) -> Snapshot | None:
+    """Score every stored cycle and publish the result as a new snapshot.
+
+    Publishing is one transaction: a recompute that fails or is killed leaves the
+    previous snapshot served. Returns None when the pool is unchanged since the last
+    snapshot (and force is off): equal input, equal rankings. A retraction that commits while
+    the pool is scored makes the recompute score it again, so no snapshot published after a
+    retraction's answer holds its cycles; None if that happens PUBLISH_ATTEMPTS times in a row.
+    """
+    for _ in range(PUBLISH_ATTEMPTS):
+        try:
+            return _publish_once(force=force)
+        except RetractedMeanwhile:
+            log.info("recompute: a retraction committed while the pool was scored; scoring it again")
+    return None
+
+
+def _publish_once(*, force: bool) -> Snapshot | None:
+    started = time.perf_counter()
+    config = scoring_config()
+    decisions = name_decisions()
+    # Read before the cells: they hold nobody whose retraction came up to it (ingest.selectors).
+    seen = retractions_seen()
+    cells = pool_cells(decisions=decisions)
+    log.info("recompute: loaded %d cycles as %d cells", cells.cycles, len(cells.frame))
+    fingerprint = cells_fingerprint(cells, config)
+    demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
+    is_demo = bool(demo_ids) and bool(cells.frame["contributor"].isin(demo_ids).any())
+    previous = newest_snapshot()
+    # A snapshot stored under another document version is not served (selectors.read_document): replace it.
+    unchanged = previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo
+    if not force and previous is not None and unchanged and read_document(previous.document) is not None:
+        log.info("recompute: pool unchanged since snapshot %s", previous.id)
+        # Its file may still hold cycles retracted since: stored after this snapshot read the pool and
+        # before the file was read. Written again here, or the download would refuse until the pool changed.
+        cycles_file.write_cycles_export(snapshot_id=previous.id)
+        return None
+    now = timezone.now()
+    harnesses, cycles = shown_harnesses(cells), cells.cycles
+    prepared = prepare_cells(cells, config)
+    del cells  # the histograms are the prepared rows' pairs now: let them go before the views lay them out
+    # Scores, then B3 and rank stability (which never raise: they say what they could not do).
+    scored = score_cells(prepared, config, generated=iso_z(now), keep_axes=True)
+    document, samples = scored.document, {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
+    document["meta"][HARNESSES_KEY] = harnesses  # the lenses ?harness= may choose
+    log.info("recompute: scored in %.1f s", time.perf_counter() - started)
+    snapshot = _store(
+        document,
+        samples,
+        frame_rows=cycles,
+        fingerprint=fingerprint,
+        is_demo=is_demo,
+        decisions=decisions,
+        now=now,
+        retractions=seen,
+    )
+    snapshot.compute_seconds = time.perf_counter() - started
+    Snapshot.objects.filter(id=snapshot.id).update(compute_seconds=snapshot.compute_seconds)
+    log.info("recompute: published snapshot %s", snapshot.id)
+    return snapshot
+
+
+def _store(
+    document: PoolDocument,
+    samples: dict[str, Any],
+    *,
+    frame_rows: int,
+    fingerprint: str,
+    is_demo: bool,
+    decisions: dict[str, bool],
+    now: Any,
+    retractions: int,
+) -> Snapshot:
+    meta = document["meta"]
+    with transaction.atomic():
+        snapshot = Snapshot.objects.create(
+            created_at=now,
+            cycles=frame_rows,
+            judged=meta["judged"],
+            contributors=meta["contributors"],
+            fingerprint=fingerprint,
+            is_demo=is_demo,
+            document=document,
+            samples=samples,
+            name_decisions=decisions,
+        )
+        # Pages compare on the newest snapshot only; older samples would only take space.
+        Snapshot.objects.exclude(id=snapshot.id).exclude(samples={}).update(samples={})
+        _keep_history_bounded(snapshot)
+        GroupScore.objects.bulk_create(
+            [
+                GroupScore(
+                    snapshot=snapshot,
+                    view=view,
+                    label=group["label"],
+                    score_adj=group["scoreAdj"],
+                    ci_lo=group["ci"][0] if group["ci"] else None,
+                    ci_hi=group["ci"][1] if group["ci"] else None,
+                    rank=group["rank"],
+                    hjudged=group["hjudged"],
+                )
+                for view, body in document["views"].items()
+                for group in body["groups"]
+            ]
+        )
+        # Last, so retractions wait on this only while it commits. A retraction that commits before the
+        # snapshot and was not seen by its cells makes it score again; one that commits after it is
+        # answered after it, and queued a recompute of its own.
+        hold_retractions()
+        if retracted_after(retractions):
+            raise RetractedMeanwhile
+        transaction.on_commit(current.snapshot_published)
+        transaction.on_commit(lambda: _queue_cycles_export(snapshot.id))
+        transaction.on_commit(lambda: _queue_window_warming(snapshot.id))
+    return snapshot
+
+
+def _keep_history_bounded(newest: Snapshot) -> None:
+    """One history point per group and UTC day (the day's newest snapshot), and few snapshots kept whole.
+
+    The score history drops the points of today's earlier snapshots, which the newest replaces. Of the
+    snapshots, the newest SNAPSHOTS_KEPT stay whole (a page may still be serving one published a moment
+    ago; each export names its own); older ones that are the last of their day stay as the date of
+    their history points, their document emptied; the rest go, with their points. However often
+    recomputes publish, storage grows by one small row per day and per ranked group.
+    """
+    day_start = newest.created_at.astimezone(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0)
+    GroupScore.objects.filter(snapshot__created_at__gte=day_start).exclude(snapshot=newest).delete()
+    recent = list(Snapshot.objects.order_by("-id").values_list("id", flat=True)[: settings.SNAPSHOTS_KEPT])
+    last_of_day = (
+        Snapshot.objects.annotate(day=TruncDate("created_at", tzinfo=dt.UTC))
+        .values("day")
+        .annotate(last=Max("id"))
+        .values("last")
+    )
+    older = Snapshot.objects.exclude(id__in=recent)
+    older.exclude(id__in=last_of_day).only("id").delete()
+    older.exclude(document={}).update(document={})
+
+
+def _queue_cycles_export(snapshot_id: int) -> None:
+    from leaderboard.tasks import export_cycles
+
+    export_cycles.delay(snapshot_id)
+
+
+def export_newest_cycles() -> None:
+    """Write the newest snapshot's cycles.csv if it is missing (a no-op when it is there)."""
+    snapshot = newest_snapshot()
+    if snapshot is not None:
+        cycles_file.write_cycles_export(snapshot_id=snapshot.id)
+
+
+def _queue_window_warming(snapshot_id: int) -> None:
+    from leaderboard.tasks import warm_windows
+
+    warm_windows.delay(snapshot_id)

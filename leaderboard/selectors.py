@@ -1,0 +1,244 @@
+"""Reads of the leaderboard: the published snapshots, their history and samples, the scoring input."""
+
+import datetime as dt
+import hashlib
+import io
+import json
+from typing import Any, cast
+
+import numpy as np
+import pandas as pd
+from django.conf import settings
+from django.db import connection
+from django.db.models.fields.json import KeyTransform
+
+from core.backend import bulk_statements, copy_out
+from core.times import iso_z
+from ingest.selectors import pool_cycles
+from leaderboard.models import GroupScore, Snapshot
+from leaderboard.public_names import NameDecisions, counted_contributor, name_decisions, public_name_rule
+from scoring import CYCLE_COLUMNS, ScoringConfig
+from scoring.public_labels import fold_unshown_names
+from scoring.shapes import DOCUMENT_VERSION, PoolDocument
+
+# The scoring input (the columns the scorer reads, in the order the one query selects them) and the harness, so
+# that cells summed from these cycles (the embedded default's) keep it for the lenses.
+FRAME_COLUMNS: tuple[str, ...] = (*CYCLE_COLUMNS, "harness")
+_TEXT_COLUMNS = frozenset(
+    {
+        "cycle_key",
+        "model",
+        "provider",
+        "planner_model",
+        "planner_provider",
+        "builder_model",
+        "builder_provider",
+        "effort",
+        "planner_effort",
+        "builder_effort",
+        "harness",
+        "harness_version",
+    }
+)
+_FLOAT_COLUMNS = frozenset({"cost_usd", "active_hours", "step_seconds_median"})
+
+
+def scoring_config() -> ScoringConfig:
+    if settings.SCORING_FAMILY_PATTERN:
+        return ScoringConfig(
+            resamples=settings.SCORING_RESAMPLES,
+            seed=settings.SCORING_SEED,
+            family_pattern=settings.SCORING_FAMILY_PATTERN,
+        )
+    return ScoringConfig(resamples=settings.SCORING_RESAMPLES, seed=settings.SCORING_SEED)
+
+
+def configured_method() -> dict[str, Any]:
+    """The method's numbers as the next recompute will use them, named as a document's meta names them."""
+    config = scoring_config()
+    return {"minJudged": config.min_judged, "evidenceK": config.evidence_k, "resamples": config.resamples}
+
+
+def newest_snapshot() -> Snapshot | None:
+    """The newest published snapshot as stored (what the recompute and the day windows start from); the pages
+    read leaderboard.current.current_snapshot, the one this process serves."""
+    return Snapshot.objects.published().first()
+
+
+def newest_snapshot_id() -> int | None:
+    """The newest published snapshot's id, None before any."""
+    newest: int | None = Snapshot.objects.published().values_list("id", flat=True).first()
+    return newest
+
+
+HistoryRow = tuple[int, dt.datetime, float, float | None, float | None]
+
+
+def score_history(view: str, label: str, *, points: int) -> list[HistoryRow]:
+    """A group's scoreAdj and interval on its last `points` days (each day's newest snapshot), oldest first."""
+    rows = (
+        GroupScore.objects.filter(view=view, label=label)
+        .order_by("-snapshot_id")
+        .values_list("snapshot_id", "snapshot__created_at", "score_adj", "ci_lo", "ci_hi")[:points]
+    )
+    return list(reversed(rows))
+
+
+def stored_samples(snapshot_id: int, view: str, label_a: str, label_b: str) -> tuple[object, object]:
+    """Two groups' stored bootstrap samples: one query that reads only those two lists of the snapshot."""
+    in_view = KeyTransform(view, "samples")
+    found = (
+        Snapshot.objects.filter(id=snapshot_id)
+        .annotate(samples_a=KeyTransform(label_a, in_view), samples_b=KeyTransform(label_b, in_view))
+        .values_list("samples_a", "samples_b")
+        .first()
+    )
+    return found if found is not None else (None, None)
+
+
+# Where a snapshot's samples keep the per-axis resamples: {AXIS_SAMPLES_KEY: {view: {label: text}}} beside the views.
+AXIS_SAMPLES_KEY = "axes"
+
+
+def stored_comparison_samples(snapshot_id: int, view: str, label_a: str, label_b: str) -> tuple[object, ...]:
+    """Two groups' stored score samples and per-axis samples (scoring.axis_samples text), in one query that reads
+    only those four values; None for any the snapshot does not hold."""
+    paths = ([view, label_a], [view, label_b], [AXIS_SAMPLES_KEY, view, label_a], [AXIS_SAMPLES_KEY, view, label_b])
+    if bulk_statements():
+        # Each reference to a large jsonb column unpacks it again (four paths, four times the read); the subquery
+        # (kept whole by OFFSET 0) unpacks it once into a value the four paths share.
+        table = connection.ops.quote_name(Snapshot._meta.db_table)  # the model's own table, not input
+        shared = f"SELECT samples || '{{}}'::jsonb AS s FROM {table} WHERE id = %s OFFSET 0"  # noqa: S608
+        sql = f"SELECT (s #> %s)::text, (s #> %s)::text, (s #> %s)::text, (s #> %s)::text FROM ({shared}) AS one"  # noqa: S608
+        with connection.cursor() as cursor:
+            cursor.execute(sql, (*paths, snapshot_id))
+            row = cursor.fetchone()
+        if row is None:
+            return (None, None, None, None)
+        return tuple(None if value is None else json.loads(value) for value in row)
+    in_view, axes_in_view = KeyTransform(view, "samples"), KeyTransform(view, KeyTransform(AXIS_SAMPLES_KEY, "samples"))
+    found = (
+        Snapshot.objects.filter(id=snapshot_id)
+        .annotate(
+            samples_a=KeyTransform(label_a, in_view),
+            samples_b=KeyTransform(label_b, in_view),
+            axes_a=KeyTransform(label_a, axes_in_view),
+            axes_b=KeyTransform(label_b, axes_in_view),
+        )
+        .values_list("samples_a", "samples_b", "axes_a", "axes_b")
+        .first()
+    )
+    return found if found is not None else (None, None, None, None)
+
+
+# Beside FRAME_COLUMNS, read in the same query: whether the cycle's contributor counts toward a name.
+_COUNTED = "x_counted"
+
+
+def _cycles_sql(
+    *, since: dt.date | None, until: dt.date | None, harness: str | None = None
+) -> tuple[str, tuple[Any, ...]]:
+    """The one query of the scoring input, as SQL and parameters: the ingest's pool (one harness's cycles when
+    given), FRAME_COLUMNS in order, then _COUNTED."""
+    cycles = pool_cycles(since=since, until=until)
+    return (
+        (cycles if harness is None else cycles.filter(harness=harness))
+        .annotate(**{_COUNTED: counted_contributor("contributor__")})
+        .values_list(*FRAME_COLUMNS, _COUNTED)
+        .query.sql_with_params()
+    )
+
+
+def _typed_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    for name in FRAME_COLUMNS:
+        if name in _TEXT_COLUMNS:
+            frame[name] = frame[name].fillna("").astype(str)
+        elif name == "day":
+            frame[name] = pd.to_datetime(frame[name]).dt.date
+        elif name in _FLOAT_COLUMNS:
+            frame[name] = frame[name].astype("float64")
+        else:
+            frame[name] = frame[name].astype("int64")
+    return frame
+
+
+def cycles_frame(
+    *,
+    since: dt.date | None = None,
+    until: dt.date | None = None,
+    decisions: NameDecisions | None = None,
+    harness: str | None = None,
+) -> pd.DataFrame:
+    """Every cycle in the pool (of one harness when given), in one query, with the names no ranking may show
+    folded into "(other)" (the rule counts the senders within these cycles, as for a day window).
+
+    `decisions`: the operator's on names, as the snapshot a window belongs to was made with; read when None.
+
+    On PostgreSQL the rows come through COPY as CSV, which pandas parses far faster than
+    Python tuples; elsewhere (the embedded SQLite default) through a plain cursor.
+    """
+    sql, params = _cycles_sql(since=since, until=until, harness=harness)
+    if bulk_statements():
+        buffer = io.BytesIO()
+        for block in copy_out(sql, params, options="FORMAT csv, HEADER true"):
+            buffer.write(block)
+        buffer.seek(0)
+        dtypes = {name: str for name in (*_TEXT_COLUMNS, _COUNTED)}
+        # Named by position: the query selects FRAME_COLUMNS in order (the header says contributor_id).
+        frame = pd.read_csv(
+            buffer,
+            header=0,
+            names=[*FRAME_COLUMNS, _COUNTED],
+            dtype=dtypes,
+            keep_default_na=False,  # type: ignore[arg-type]
+        )
+        if frame.empty:
+            frame = pd.DataFrame({name: pd.Series(dtype="object") for name in (*FRAME_COLUMNS, _COUNTED)})
+        counted_rows = frame[_COUNTED] == "t"
+    else:
+        with connection.cursor() as cursor:
+            cursor.execute(sql, params)
+            frame = pd.DataFrame.from_records(cursor.fetchall(), columns=[*FRAME_COLUMNS, _COUNTED])
+        counted_rows = frame[_COUNTED].astype(bool)
+    cycles = _typed_frame(frame[list(FRAME_COLUMNS)])
+    counted = frozenset(cycles.loc[counted_rows, "contributor"].unique().tolist())
+    rule = public_name_rule(counted=counted, decisions=name_decisions() if decisions is None else decisions)
+    return fold_unshown_names(cycles, rule)
+
+
+def cycles_fingerprint(frame: pd.DataFrame, config: ScoringConfig) -> str:
+    """A digest of what a recompute would score; equal digests give equal rankings."""
+    digest = hashlib.sha256(repr(config).encode())
+    if not frame.empty:
+        # Sorted row hashes: the same rows in another scan order are the same pool.
+        rows = np.sort(pd.util.hash_pandas_object(frame, index=False).to_numpy())
+        digest.update(rows.tobytes())
+    return digest.hexdigest()
+
+
+def read_document(stored: object) -> PoolDocument | None:
+    """A stored document in the shape scoring.shapes names, or None for one stored under another version.
+
+    Only the engine writes these, so the version vouches for every key: nothing downstream re-checks them.
+    A snapshot stored under an older version is not read at all (as if not yet published) rather than read
+    with fallbacks; the next recompute, or `manage.py recompute --force`, replaces it.
+    """
+    if not isinstance(stored, dict):
+        return None
+    meta = stored.get("meta")
+    if not isinstance(meta, dict) or meta.get("document_version") != DOCUMENT_VERSION:
+        return None
+    return cast(PoolDocument, stored)
+
+
+def snapshot_document(snapshot: Snapshot) -> PoolDocument | None:
+    """The published document with the snapshot's own identity in its meta; None when stored under another
+    document version (read_document)."""
+    stored = read_document(snapshot.document)
+    if stored is None:
+        return None
+    meta = stored["meta"].copy()
+    meta["snapshot"] = str(snapshot.id)
+    meta["generated"] = iso_z(snapshot.created_at)
+    meta["demo"] = snapshot.is_demo
+    return PoolDocument(meta=meta, views=stored["views"])

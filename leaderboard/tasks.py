@@ -1,0 +1,68 @@
+"""Thin tasks: the work is in leaderboard.recompute, windows and cycles_file.
+
+Tasks are acknowledged late and put back when their worker dies (settings), and the
+recompute ones are safe to run twice: the lock and the pending flag decide what runs.
+"""
+
+from typing import Any
+
+from celery import shared_task
+from celery.signals import worker_ready
+
+from leaderboard import cycles_file, recompute, windows
+
+# Tasks keep the names of the module they were first written in: a deployed broker may still hold
+# queued ones, and beat names them (settings.CELERY_BEAT_SCHEDULE).
+
+
+def _check_again_in(seconds: int | None) -> None:
+    if seconds is not None:
+        recompute_if_owed.apply_async(countdown=seconds)
+
+
+@shared_task(name="leaderboard.tasks.recompute_rankings", ignore_result=True)
+def recompute_rankings() -> None:
+    """Recompute while one is owed (queued after each accepted contribution)."""
+    _check_again_in(recompute.run_owed().check_again_in)
+
+
+@shared_task(name="leaderboard.tasks.recompute_if_owed", ignore_result=True)
+def recompute_if_owed() -> None:
+    """Beat's check every minute, and the check once a blocking lock has lapsed; one Redis read when nothing is owed."""
+    _check_again_in(recompute.run_owed().check_again_in)
+
+
+@shared_task(name="leaderboard.tasks.scheduled_recompute", ignore_result=True)
+def scheduled_recompute() -> None:
+    """Celery beat's periodic recompute, which also covers contributions whose request for one
+    was lost (the broker down at commit); unchanged data publishes nothing new."""
+    _check_again_in(recompute.run_owed(owe=True).check_again_in)
+    # A new day moves the preset windows: the newest snapshot's are warmed for it (a cache read when they are).
+    windows.warm_newest()
+    # An export lost with a worker that died after publishing is written here, late but not never.
+    recompute.export_newest_cycles()
+
+
+@shared_task(name="leaderboard.tasks.warm_windows", ignore_result=True)
+def warm_windows(snapshot_id: int) -> None:
+    """Compute a new snapshot's preset day windows ahead of the first visitor."""
+    windows.warm_windows(snapshot_id=snapshot_id)
+
+
+@shared_task(name="leaderboard.tasks.export_cycles", ignore_result=True)
+def export_cycles(snapshot_id: int) -> None:
+    """Write the new snapshot's cycles.csv file (queued after each publish)."""
+    cycles_file.write_cycles_export(snapshot_id=snapshot_id)
+
+
+@shared_task(name="leaderboard.tasks.recompute_on_start", ignore_result=True)
+def recompute_on_start() -> None:
+    """A starting worker's check: what a crash left owed, and a snapshot a new release cannot serve."""
+    _check_again_in(recompute.run_owed(owe=recompute.newest_is_unreadable()).check_again_in)
+
+
+@worker_ready.connect
+def _check_owed_on_start(**_: Any) -> None:
+    # A worker starting after a crash picks up the recompute the crash left owed; one starting after a release
+    # that moved the document version republishes at once, so the pages are not left without a ranking.
+    recompute_on_start.delay()

@@ -2,7 +2,7 @@
 
 x is the field's adjusted score (what ships), y the lab's mean grade as a percent of its maximum
 (how capable under control), each with its interval as a thin line; dots take their family's
-colour from the field (leaderboard.charts' Okabe–Ito palette) and are named where names fit.
+colour from the field (pages.charts' Okabe–Ito palette) and are named where names fit.
 """
 
 import math

@@ -8,6 +8,7 @@ page_paths = [
     path("matrix/", views.pairing_matrix, name="matrix"),
     path("compare/", views.compare, name="compare"),
     path("methodology/", views.methodology, name="methodology"),
+    path("methodology/changes/", views.methodology_changes, name="methodology-changes"),
     path("glossary/", views.glossary, name="glossary"),
     path("contribute/", views.contribute, name="contribute"),
     path("contribute/retract/", views.retract_form, name="retract-form"),

@@ -1,4 +1,4 @@
-"""The public pages: one view each, built from the newest snapshot and kept per snapshot (caching.py).
+"""The public pages: one view each, built from the newest snapshot and kept per snapshot (serving.py).
 
 Every page costs at most three queries on a cache miss (the generation, the snapshot, and one of:
 score history, cycles for a window, the two groups' stored bootstrap samples) and none on a hit.
@@ -23,7 +23,7 @@ from ingest.services import retract
 from leaderboard import selectors
 from leaderboard.current import Lazy, Published, current_snapshot, serving_snapshot
 from leaderboard.windows import Window, lens_parts, read_window
-from pages import contexts, downloads, lab_links, matrix, pairing_sides, presenters, wording
+from pages import changelog, contexts, downloads, lab_links, matrix, pairing_sides, presenters, wording
 from pages.axis_differences import compared
 from pages.compare_chart import advantages_context
 from pages.lenses import lens_scores, partial_if_pending
@@ -203,6 +203,17 @@ def prose_page(template: str, page: str, with_downloads: bool = False) -> Callab
 methodology = prose_page("pages/methodology.html", "methodology")
 data = prose_page("pages/data.html", "data", with_downloads=True)
 glossary = prose_page("pages/glossary.html", "glossary")
+
+
+@require_safe
+def methodology_changes(request: HttpRequest) -> HttpResponse:
+    """The methodology changelog, read from docs/CHANGELOG.md; kept per snapshot and version of the file."""
+    changes = changelog.read_changelog()
+
+    def build(load: Lazy) -> HttpResponse:
+        return render_page("pages/methodology_changes.html", contexts.page_context(load()) | {"changes": changes.html})
+
+    return cached_page(request, "methodology-changes", (changes.digest,), build)
 
 
 def render_contribute(request: HttpRequest, *, status: int = 200, **extra: Any) -> HttpResponse:

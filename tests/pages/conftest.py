@@ -39,6 +39,7 @@ def page_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
         ("/compare/", {"view": "modelCombo", "a": first, "b": second}),
         ("/compare/", {}),
         ("/methodology/", {}),
+        ("/methodology/changes/", {}),
         ("/glossary/", {}),
         ("/contribute/", {}),
         ("/data/", {}),

@@ -31,7 +31,8 @@ from pragmatikos_recorder.jsonl import (
 )
 from pragmatikos_recorder.jsonl import MAX_FILE_VALUES as MAX_VALUES
 
-MAX_BYTES: Final = 256 << 20  # held whole, then decoded: the largest real task files seen are tens of MB
+# Held whole and weighed (a copy): twice this at most before decoding. Real task files run to tens of MB.
+MAX_BYTES: Final = 128 << 20
 NOT_AN_ARRAY: Final = "not a JSON array"
 CUT_SHORT: Final = "cut short or broken here; the records after it are not read"
 _DECODER: Final = json.JSONDecoder()

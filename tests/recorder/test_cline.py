@@ -23,6 +23,7 @@ from pragmatikos_recorder.session import Event, Kind, Session
 
 from tests.data.paths import DATA_DIR
 from tests.recorder.conftest import NOW
+from tests.recorder.test_memory_bound import TIME_BOUND_S, run_and_tell_peak
 
 CLINE = DATA_DIR / "cline"
 GMFSTU = CLINE / "gmfstu-1769053680585-ui_messages.json"  # one prompt, act mode, with its task_metadata.json
@@ -328,3 +329,15 @@ def test_the_scan_reads_an_extension_folder_named_on_the_command_line(
     assert dict(zip(header.split(), row.split(), strict=True))["harness"] == "kilo-code"
     roots = Roots(tmp_path / "c", tmp_path / "x", tmp_path, cline=(extension,))
     assert len(scan_logs(("cline",), roots, now=NOW, progress=False).cycles) == 1
+
+
+def test_a_crafted_file_near_the_size_cap_is_weighed_and_skipped_in_bounded_memory(tmp_path: Path) -> None:
+    """`[{},{},…]`: 3 bytes of text and ~70 bytes of Python per value; 120 MB of it would take gigabytes."""
+    path = task(tmp_path, {"ui_messages.json": ""})
+    path.write_bytes(b"[" + b",".join([b"{}"] * 40_000_000) + b"]")
+    extension = path.parent.parent.parent
+    done, peak, took = run_and_tell_peak(["scan", "--harness", "cline", "--cline-dir", str(extension)], tmp_path)
+    assert f"  cline: 1 {json_file.FILE_TOO_MANY_VALUES}" in done.stderr.splitlines()
+    # The interpreter (~40 MB), the file held (120 MB) and one copy while it is weighed.
+    assert peak < (40 + 2 * 120 + 40) << 10, f"peak RSS {peak >> 10} MB"
+    assert took < TIME_BOUND_S, f"took {took:.1f} s"

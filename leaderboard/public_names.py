@@ -46,8 +46,10 @@ CLIENT_PROVIDERS: Final = frozenset(
         "vercel", "zai-coding-plan", "moonshot", "gemini",
     }
 )  # fmt: skip
-# Harnesses whose cycles this service takes: the OpenCode plugin and the recorder's three.
-KNOWN_HARNESSES: Final = frozenset({"opencode", "claude-code", "codex", "aider"})
+# Harnesses whose cycles this service takes: the OpenCode plugin and the recorder's readers.
+KNOWN_HARNESSES: Final = frozenset({"opencode", "claude-code", "codex", "aider"}) | frozenset(
+    {"cline", "roo-code", "kilo-code"}  # one recorder reader, named by the extension's folder
+)
 
 
 @cache

@@ -41,6 +41,12 @@ def _parser() -> argparse.ArgumentParser:
             " repositories with a commit by your global git user.email are read)",
         )
         sub.add_argument(
+            "--cline-dir",
+            type=Path,
+            help="a Cline, Roo Code or Kilo Code extension folder holding tasks/"
+            " (default: those in each editor's globalStorage)",
+        )
+        sub.add_argument(
             "--allow-name",
             action="append",
             default=[],
@@ -75,6 +81,7 @@ def _roots(args: argparse.Namespace) -> Roots:
         args.codex_dir or defaults.codex,
         args.aider_root or defaults.aider,
         aider_named=args.aider_root is not None,
+        cline=(args.cline_dir,) if args.cline_dir else defaults.cline,
     )
 
 

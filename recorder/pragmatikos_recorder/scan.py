@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final
 
-from pragmatikos_recorder import aider, claude_code, codex
+from pragmatikos_recorder import aider, claude_code, cline, codex
 from pragmatikos_recorder.cycles import Cycle, cycle_facts
 from pragmatikos_recorder.git_ship import ShipJudge, only_under
 from pragmatikos_recorder.jsonl import ReadReport, reporting_to, skip_file
@@ -17,7 +17,7 @@ from pragmatikos_recorder.progress import Progress
 from pragmatikos_recorder.session import Session
 from pragmatikos_recorder.skips import Reading
 
-HARNESSES: Final = ("claude-code", "codex", "aider")
+HARNESSES: Final = ("claude-code", "codex", "aider", "cline")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,10 +34,17 @@ class Roots:
     codex: Path
     aider: Path
     aider_named: bool = True
+    cline: tuple[Path, ...] = ()  # extension folders (Cline, Roo Code, Kilo Code) holding tasks/
 
     @classmethod
     def defaults(cls) -> Roots:
-        return cls(claude_code.default_root(), codex.default_root(), aider.default_root(), aider_named=False)
+        return cls(
+            claude_code.default_root(),
+            codex.default_root(),
+            aider.default_root(),
+            aider_named=False,
+            cline=cline.default_roots(),
+        )
 
 
 Parser = Callable[[Path], list[Session]]
@@ -51,6 +58,8 @@ def find(harness: str, roots: Roots) -> tuple[list[Path], Parser]:
         paths = codex.find_logs(roots.codex)
         subagents = codex.index_subagents(paths)
         return paths, lambda path: _sessions(codex.read(path, subagents))
+    if harness == "cline":
+        return cline.find_logs(roots.cline), lambda path: _sessions(cline.read(path))
     commits = aider.CommitTimes()  # shared by the scan's histories: one `git log` per repository
     histories = aider.find_logs(roots.aider)
     if not roots.aider_named:

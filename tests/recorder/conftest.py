@@ -18,6 +18,7 @@ import pytest
 from pragmatikos_recorder.scan import Roots
 
 FIXTURES = Path(__file__).parent / "fixtures"
+CLINE_TASK = Path(__file__).parent.parent / "data" / "cline" / "gmfstu-1769053680585-ui_messages.json"
 # The scans in these tests judge ship windows as of this moment (the fixtures run 10-18 March 2025).
 NOW = datetime(2025, 3, 21, 12, 0, tzinfo=UTC)
 USER = ("Dev", "dev@example.com")
@@ -130,8 +131,13 @@ def build_world(base: Path) -> World:
             source, home / ".codex" / "sessions" / "2025" / "03" / "11" / source.name, {**values, "REPO": str(tool)}
         )
     install(FIXTURES / "aider" / "aider.chat.history.md", cli / ".aider.chat.history.md", values)
+    # A real Cline task (tests/data/cline/SOURCE.md), as the extension keeps it under VS Code's globalStorage.
+    cline_extension = home / ".config" / "Code" / "User" / "globalStorage" / "saoudrizwan.claude-dev"
+    cline_task = cline_extension / "tasks" / "1769053680585"
+    cline_task.mkdir(parents=True)
+    shutil.copy(CLINE_TASK, cline_task / "ui_messages.json")
     return World(
-        roots=Roots(claude=home / ".claude", codex=home / ".codex", aider=base / "repos"),
+        roots=Roots(claude=home / ".claude", codex=home / ".codex", aider=base / "repos", cline=(cline_extension,)),
         app=app,
         tool=tool,
         cli=cli,

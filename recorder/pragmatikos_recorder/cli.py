@@ -41,6 +41,12 @@ def _parser() -> argparse.ArgumentParser:
             " repositories with a commit by your global git user.email are read)",
         )
         sub.add_argument(
+            "--opencode-dir",
+            type=Path,
+            help="OpenCode's data folder, or any folder of opencode.db, storage/ or export files"
+            " (default $XDG_DATA_HOME/opencode or ~/.local/share/opencode)",
+        )
+        sub.add_argument(
             "--allow-name",
             action="append",
             default=[],
@@ -75,6 +81,7 @@ def _roots(args: argparse.Namespace) -> Roots:
         args.codex_dir or defaults.codex,
         args.aider_root or defaults.aider,
         aider_named=args.aider_root is not None,
+        opencode=args.opencode_dir or defaults.opencode,
     )
 
 

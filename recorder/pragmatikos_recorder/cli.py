@@ -47,6 +47,9 @@ def _parser() -> argparse.ArgumentParser:
             " (default $XDG_DATA_HOME/opencode or ~/.local/share/opencode)",
         )
         sub.add_argument(
+            "--gemini-dir", type=Path, help="Gemini CLI's folder (default $GEMINI_CLI_HOME/.gemini or ~/.gemini)"
+        )
+        sub.add_argument(
             "--allow-name",
             action="append",
             default=[],
@@ -82,6 +85,7 @@ def _roots(args: argparse.Namespace) -> Roots:
         args.aider_root or defaults.aider,
         aider_named=args.aider_root is not None,
         opencode=args.opencode_dir or defaults.opencode,
+        gemini=args.gemini_dir or defaults.gemini,
     )
 
 

@@ -46,8 +46,8 @@ CLIENT_PROVIDERS: Final = frozenset(
         "vercel", "zai-coding-plan", "moonshot", "gemini",
     }
 )  # fmt: skip
-# Harnesses whose cycles this service takes: the OpenCode plugin and the recorder's three.
-KNOWN_HARNESSES: Final = frozenset({"opencode", "claude-code", "codex", "aider"})
+# Harnesses whose cycles this service takes: the OpenCode plugin and the agents the recorder reads.
+KNOWN_HARNESSES: Final = frozenset({"opencode", "claude-code", "codex", "aider", "gemini-cli", "copilot-cli"})
 
 
 @cache

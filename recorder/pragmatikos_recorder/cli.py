@@ -50,6 +50,9 @@ def _parser() -> argparse.ArgumentParser:
             "--gemini-dir", type=Path, help="Gemini CLI's folder (default $GEMINI_CLI_HOME/.gemini or ~/.gemini)"
         )
         sub.add_argument(
+            "--copilot-dir", type=Path, help="GitHub Copilot CLI's folder (default $COPILOT_HOME or ~/.copilot)"
+        )
+        sub.add_argument(
             "--allow-name",
             action="append",
             default=[],
@@ -86,6 +89,7 @@ def _roots(args: argparse.Namespace) -> Roots:
         aider_named=args.aider_root is not None,
         opencode=args.opencode_dir or defaults.opencode,
         gemini=args.gemini_dir or defaults.gemini,
+        copilot=args.copilot_dir or defaults.copilot,
     )
 
 

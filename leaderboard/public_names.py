@@ -46,9 +46,10 @@ CLIENT_PROVIDERS: Final = frozenset(
         "vercel", "zai-coding-plan", "moonshot", "gemini",
     }
 )  # fmt: skip
-# Harnesses whose cycles this service takes: the OpenCode plugin and the recorder's readers.
-KNOWN_HARNESSES: Final = frozenset({"opencode", "claude-code", "codex", "aider"}) | frozenset(
-    {"cline", "roo-code", "kilo-code"}  # one recorder reader, named by the extension's folder
+# Harnesses whose cycles this service takes: the OpenCode plugin and the agents the recorder reads
+# (Cline, Roo Code and Kilo Code by one reader, named by the extension's folder).
+KNOWN_HARNESSES: Final = frozenset(
+    {"opencode", "claude-code", "codex", "aider", "gemini-cli", "copilot-cli", "cline", "roo-code", "kilo-code"}
 )
 
 

@@ -47,6 +47,18 @@ def _parser() -> argparse.ArgumentParser:
             " (default: those in each editor's globalStorage)",
         )
         sub.add_argument(
+            "--opencode-dir",
+            type=Path,
+            help="OpenCode's data folder, or any folder of opencode.db, storage/ or export files"
+            " (default $XDG_DATA_HOME/opencode or ~/.local/share/opencode)",
+        )
+        sub.add_argument(
+            "--gemini-dir", type=Path, help="Gemini CLI's folder (default $GEMINI_CLI_HOME/.gemini or ~/.gemini)"
+        )
+        sub.add_argument(
+            "--copilot-dir", type=Path, help="GitHub Copilot CLI's folder (default $COPILOT_HOME or ~/.copilot)"
+        )
+        sub.add_argument(
             "--allow-name",
             action="append",
             default=[],
@@ -82,6 +94,9 @@ def _roots(args: argparse.Namespace) -> Roots:
         args.aider_root or defaults.aider,
         aider_named=args.aider_root is not None,
         cline=(args.cline_dir,) if args.cline_dir else defaults.cline,
+        opencode=args.opencode_dir or defaults.opencode,
+        gemini=args.gemini_dir or defaults.gemini,
+        copilot=args.copilot_dir or defaults.copilot,
     )
 
 

@@ -172,10 +172,10 @@ def _discard_rest_of_line(handle: IO[bytes]) -> int:
     return skipped
 
 
-def weigh(line: bytes, limit: int = MAX_LINE_VALUES) -> tuple[int, str | None]:
+def weigh(line: bytes, max_values: int = MAX_LINE_VALUES) -> tuple[int, str | None]:
     """How many values json.loads would make of `line`, and why not to parse it (None: parse it).
 
-    More than `limit` values is too many (a whole-file JSON document is weighed with a file's limit).
+    `max_values` is a line's bound; a reader of whole JSON documents passes the bound of a file.
 
     Counts are of commas and brackets outside strings: each value but the first of an array or object
     follows a comma, each container opens with a bracket. Every pass is a C-speed bytes method that
@@ -186,11 +186,11 @@ def weigh(line: bytes, limit: int = MAX_LINE_VALUES) -> tuple[int, str | None]:
         return upper, None
     # Escapes first (`\\` then `\"`, as a reader pairs them from the left), then all but the structure.
     shape = line.replace(b"\\\\", b"").replace(b'\\"', b"").translate(_AS_SQUARE, _NOT_STRUCTURE)
-    if shape.count(b'"') > 4 * limit:  # each string is a value or a key: too many, however nested
+    if shape.count(b'"') > 4 * max_values:  # each string is a value or a key: too many, however nested
         return upper, TOO_MANY_VALUES
     shape = _STRING_RE.sub(b"", shape)
     values = shape.count(b",") + shape.count(b"[")
-    if values > limit:
+    if values > max_values:
         return values, TOO_MANY_VALUES
     return values, _nesting(shape.replace(b",", b""))
 

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final
 
-from pragmatikos_recorder import aider, claude_code, cline, codex
+from pragmatikos_recorder import aider, claude_code, cline, codex, copilot_cli, gemini_cli, opencode
 from pragmatikos_recorder.cycles import Cycle, cycle_facts
 from pragmatikos_recorder.git_ship import ShipJudge, only_under
 from pragmatikos_recorder.jsonl import ReadReport, reporting_to, skip_file
@@ -17,7 +17,7 @@ from pragmatikos_recorder.progress import Progress
 from pragmatikos_recorder.session import Session
 from pragmatikos_recorder.skips import Reading
 
-HARNESSES: Final = ("claude-code", "codex", "aider", "cline")
+HARNESSES: Final = ("claude-code", "codex", "aider", "opencode", "gemini-cli", "copilot-cli", "cline")
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,6 +34,10 @@ class Roots:
     codex: Path
     aider: Path
     aider_named: bool = True
+    # The agents read beside the first three; None: not looked for.
+    opencode: Path | None = None
+    gemini: Path | None = None
+    copilot: Path | None = None
     cline: tuple[Path, ...] = ()  # extension folders (Cline, Roo Code, Kilo Code) holding tasks/
 
     @classmethod
@@ -43,14 +47,32 @@ class Roots:
             codex.default_root(),
             aider.default_root(),
             aider_named=False,
+            opencode=opencode.default_root(),
+            gemini=gemini_cli.default_root(),
+            copilot=copilot_cli.default_root(),
             cline=cline.default_roots(),
         )
+
+    def all(self) -> tuple[Path, ...]:
+        """Every root set: git reads repositories under these only."""
+        more = (self.opencode, self.gemini, self.copilot)
+        return (self.claude, self.codex, self.aider, *(root for root in more if root is not None), *self.cline)
 
 
 Parser = Callable[[Path], list[Session]]
 
 
 def find(harness: str, roots: Roots) -> tuple[list[Path], Parser]:
+    if harness == "opencode":
+        paths = opencode.find_logs(roots.opencode) if roots.opencode else []
+        stored = opencode.index_subagents(paths)
+        return paths, lambda path: _sessions(opencode.read(path, stored))
+    if harness == "copilot-cli":
+        paths = copilot_cli.find_logs(roots.copilot) if roots.copilot else []
+        return paths, lambda path: _sessions(copilot_cli.read(path))
+    if harness == "gemini-cli":
+        paths = gemini_cli.find_logs(roots.gemini) if roots.gemini else []
+        return paths, lambda path: _sessions(gemini_cli.read(path))
     if harness == "claude-code":
         seen = claude_code.Seen()  # shared by the scan's files: resumed sessions repeat older ones
         return claude_code.find_logs(roots.claude), lambda path: claude_code.parse(path, seen)
@@ -106,7 +128,7 @@ def scan_logs(
     report = ReadReport()
     without_cycles: Counter[str] = Counter()
     cycles: list[Cycle] = []
-    with only_under((roots.claude, roots.codex, roots.aider)):
+    with only_under(roots.all()):
         found: list[tuple[str, Path, Parser]] = []
         for harness in harnesses:
             with reporting_to(report, harness):

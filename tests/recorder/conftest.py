@@ -1,7 +1,8 @@
 """A machine with agent logs: the fixture logs installed under a temporary home, beside real git repositories.
 
 The fixture logs (fixtures/) follow the structure of real Claude Code transcripts, Codex rollouts and
-aider chat histories. Their paths are placeholders ({{REPO}}, ...) filled in here with the
+aider chat histories, and of the records OpenCode, Gemini CLI and Copilot CLI write (an export, a chat
+file, an events.jsonl: see docs/agents/). Their paths are placeholders ({{REPO}}, ...) filled in here with the
 repositories this module makes with `git init` and real, dated commits.
 """
 
@@ -136,8 +137,23 @@ def build_world(base: Path) -> World:
     cline_task = cline_extension / "tasks" / "1769053680585"
     cline_task.mkdir(parents=True)
     shutil.copy(CLINE_TASK, cline_task / "ui_messages.json")
+    # OpenCode, Gemini CLI and Copilot CLI work in Claude Code's repository (their commits are not in it).
+    opencode = home / ".local" / "share" / "opencode"
+    install(FIXTURES / "opencode" / "ses_fixture0001.json", opencode / "exports" / "ses_fixture0001.json", values)
+    chat = "session-2025-03-16T09-00-7c2e8d6c.json"
+    install(FIXTURES / "gemini-cli" / chat, home / ".gemini" / "tmp" / "myproject" / "chats" / chat, values)
+    events = home / ".copilot" / "session-state" / "0195a1b2-c3d4-7e5f-8a9b-0c1d2e3ffixt" / "events.jsonl"
+    install(FIXTURES / "copilot-cli" / "events.jsonl", events, values)
     return World(
-        roots=Roots(claude=home / ".claude", codex=home / ".codex", aider=base / "repos", cline=(cline_extension,)),
+        roots=Roots(
+            claude=home / ".claude",
+            codex=home / ".codex",
+            aider=base / "repos",
+            opencode=opencode,
+            gemini=home / ".gemini",
+            copilot=home / ".copilot",
+            cline=(cline_extension,),
+        ),
         app=app,
         tool=tool,
         cli=cli,

@@ -128,3 +128,13 @@ def test_a_commit_made_by_a_completed_script_ends_the_cycle(tmp_path: Path) -> N
 )
 def test_a_scripts_commands_are_read_from_its_string_literals(source: str, commands: list[str]) -> None:
     assert list(script_calls(source).commands_before_last_patch) == commands
+
+
+def test_a_declined_patch_is_a_rejected_edit_not_a_failed_one(tmp_path: Path) -> None:
+    cycle = cycle_of(
+        tmp_path,
+        script(2, "c1", f'await tools.apply_patch("{PATCH}");'),
+        patch_end(3, success=False, status="declined"),
+        output(4, "c1", "Script failed\n"),
+    )
+    assert (cycle.tedits, cycle.teerr, cycle.tabort) == (1, 0, 1)

@@ -12,7 +12,11 @@ The file is Markdown appended to by every session, as aider's InputOutput writes
 * `#### ` lines are user input, one input per block of consecutive `####` lines (a blank line
   ends it): a prompt, a `/command`, the echo of a `/ask`, `/code` or `/architect` message (aider
   writes the message again as it runs it in that mode), an answer given for a whole group of
-  y/n questions (`…(A)ll/(S)kip all [Yes]: a`), or, in architect mode, the plan handed to the editor.
+  y/n questions (`…(A)ll/(S)kip all [Yes]: a`), in architect mode the plan handed to the editor, or
+  `#### <blank>`: Enter on an empty line, which aider sends nowhere.
+* With `--watch-files`, an "AI!" or "AI?" comment the person wrote in a file is a request:
+  `> Processing your request...`, with no input line; an "AI?" one is run as `/ask` and so echoed
+  (`#### Find the "AI" comments below…`), the same request.
 * Plain lines are the model's reply (so is a `#### heading` of its own: aider ends each line it
   writes with two spaces, a Markdown line break, and the reply's lines lack them).
 A reply is one step: its token report says so; before token reports, the first reply text after
@@ -57,6 +61,9 @@ REFUSED_EDIT_RE: Final = re.compile(r"^(?:Allow creation of new file|Create new 
 # A y/n question's answer logged as user input (aider does so when a group answer applies).
 ANSWER_RE: Final = re.compile(r"\(Y\)es/\(N\)o.*\[[^\]]*\]: ?\S*$")
 ADDED_TO_CHAT_RE: Final = re.compile(r"^Add .+ to the chat\? (?:.*: )?y$", re.I)
+BLANK_INPUT: Final = "<blank>"
+WATCH_REQUEST: Final = "Processing your request..."
+WATCH_ASK_ECHO: Final = 'Find the "AI" comments below'
 MAX_COST: Final = 5000.0  # the contract's ceiling for a cycle's cost
 # Real histories run ~45 bytes a line: this is ~90 MB of one, ~170 MB of Python for a file of 2-byte lines.
 MAX_HISTORY_LINES: Final = 1 << 21
@@ -191,13 +198,19 @@ class _SessionReader:
         self.failure_noted = False
         # A reply under way: ^C then interrupts it; ^C at an idle prompt is only how one leaves aider.
         self.replying = self.after_text = False
+        # The prompt of a request written as comments in a file (--watch-files), until the next input.
+        self.watch_request: Event | None = None
 
     def _add(self, kind: Kind, phase: Phase, **fields: object) -> None:
         self.session.events.append(Event(kind, self.now, phase=phase, **fields))  # type: ignore[arg-type]
 
     def user_block(self, text: str) -> None:
         """The first line of one user input."""
-        if ANSWER_RE.search(text):
+        request, self.watch_request = self.watch_request, None
+        if text == BLANK_INPUT or ANSWER_RE.search(text):
+            return
+        if request is not None and text.startswith(WATCH_ASK_ECHO):  # an "AI?" request, run as /ask
+            request.phase, self.turn = "build", "talk"
             return
         if text.startswith(("/", "!")):
             self._command(*(("/run", text[1:].strip()) if text.startswith("!") else _command(text)))
@@ -206,6 +219,10 @@ class _SessionReader:
             self.awaiting_editor = False
             self.turn, self.reply_due, self.replying = "editor", True, True
             return
+        self._prompt()
+
+    def _prompt(self) -> None:
+        """A prompt sent to the model, in the mode a one-turn command chose or the session's."""
         self.turn, self.one_turn = self.one_turn or self.mode, None
         self.reply_due = self.replying = True
         self._add(Kind.PROMPT, "plan" if self.turn == "architect" else "build")
@@ -255,6 +272,9 @@ class _SessionReader:
             self._add(Kind.ABORT, "build")
         elif ADDED_TO_CHAT_RE.match(text):
             self.reply_due = True
+        elif text == WATCH_REQUEST:
+            self._prompt()
+            self.watch_request = self.session.events[-1]
         elif (text.startswith("^C") or "KeyboardInterrupt" in text) and self.replying:
             self.replying = False
             self._add(Kind.ABORT, "build")

@@ -6,10 +6,12 @@ transcripts of Claude Code 1.x and 2.x):
   `timestamp`, `sessionId`, `cwd`, `version`, `isSidechain`, `isMeta`, `permissionMode`.
 * An assistant API message is written as one line per content block (and sometimes as streaming
   partials), each line repeating `message.id`, `requestId` and `message.usage`: a step is one
-  (`message.id`, `requestId`), its usage counted once (the largest count seen on its lines). Without
-  a `requestId` (gateways, some transports, which may reuse one id for every message) only
-  adjacent lines of one id are one step. A resumed session's file repeats earlier requests and
-  entries: those already read from another file (same ids, same `uuid`) are skipped.
+  (`message.id`, `requestId`), its usage that of its last line, the final counts (earlier lines may
+  hold partial output counts, or a gateway's estimate of the input). Later versions write each
+  parallel tool call's result between the calls' lines. Without a `requestId` (Amazon Bedrock;
+  gateways, which may reuse one id for every message) lines of one id are one step when adjacent, or
+  when only tool results part them and the later line holds only tool calls of the same request
+  (same input count). A resumed session's file repeats earlier requests and entries, skipped here.
   `message.model` `<synthetic>` marks a message Claude Code made itself (errors, interruptions),
   not a model step.
 * `tool_use` {id, name, input} in assistant content, `tool_result` {tool_use_id, is_error,
@@ -37,7 +39,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
-from pragmatikos_recorder.claude_tokens import larger_tokens, usage_tokens
+from pragmatikos_recorder.claude_tokens import usage_tokens
 from pragmatikos_recorder.jsonl import json_objects, modified_time, token_count
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, is_commit_command, is_verify_command
 from pragmatikos_recorder.timeutil import parse_ts
@@ -121,6 +123,15 @@ class _Result:
 
 
 @dataclass(slots=True)
+class _OpenStep:
+    """The step the previous assistant line of a chain belonged to; whether tool results came after it."""
+
+    message_id: str
+    step: Event
+    after_results: bool = False
+
+
+@dataclass(slots=True)
 class _Parse:
     """The state of one pass over a session's lines, main chain and subagents together."""
 
@@ -128,8 +139,8 @@ class _Parse:
     tool_names: dict[str, str] = field(default_factory=dict)
     events: list[Event] = field(default_factory=list)
     steps: dict[str, Event] = field(default_factory=dict)
-    # The step the previous assistant line of each chain (main, subagent) belonged to, and its message id.
-    open_step: dict[bool, tuple[str, Event] | None] = field(default_factory=lambda: {False: None, True: None})
+    # The step the previous assistant line of each chain (main, subagent) belonged to.
+    open_step: dict[bool, _OpenStep | None] = field(default_factory=lambda: {False: None, True: None})
     mode: Phase = "build"
     last_ts: dict[bool, datetime | None] = field(default_factory=lambda: {False: None, True: None})
     plans: Path | None = None  # where this Claude Code keeps its plan files
@@ -201,11 +212,13 @@ def _user_line(state: _Parse, entry: dict[str, Any], ts: datetime | None, subage
     message = entry.get("message") or {}
     content = message.get("content")
     blocks = content if isinstance(content, list) else []
-    state.open_step[subagent] = None
     if _tool_results(state, blocks, ts, subagent):
+        if (open_step := state.open_step[subagent]) is not None:  # more calls of its message may follow
+            open_step.after_results = True
         state.events.append(Event(Kind.ACTIVITY, ts, phase=state.mode, subagent=subagent))
         state.last_ts[subagent] = ts
         return
+    state.open_step[subagent] = None
     text = _text_of(content).strip()
     if INTERRUPTION_MARKER in text:
         state.events.append(Event(Kind.ABORT, ts, phase=state.mode, subagent=subagent))
@@ -298,6 +311,19 @@ def _tool_use(state: _Parse, block: dict[str, Any], ts: datetime | None, subagen
             state.events.append(Event(Kind.COMMIT, result.ts or ts, phase=state.mode, subagent=subagent))
 
 
+def _continues(open_step: _OpenStep | None, message_id: str, message: dict[str, Any]) -> bool:
+    """Whether a line without a requestId belongs to the open step (see the module's notes)."""
+    if open_step is None or not message_id or open_step.message_id != message_id:
+        return False
+    if not open_step.after_results:
+        return True
+    content = message.get("content")
+    blocks = content if isinstance(content, list) else []
+    only_calls = bool(blocks) and all(isinstance(b, dict) and b.get("type") == "tool_use" for b in blocks)
+    tokens, step_tokens = usage_tokens(message.get("usage")), open_step.step.tokens
+    return only_calls and (tokens is None or step_tokens is None or tokens.input == step_tokens.input)
+
+
 def _assistant_line(
     state: _Parse, entry: dict[str, Any], ts: datetime | None, subagent: bool, cwd: Path | None
 ) -> None:
@@ -309,8 +335,8 @@ def _assistant_line(
     key = _request_key(entry)
     step = state.steps.get(key) if key else None
     open_step = state.open_step[subagent]
-    if step is None and key is None and open_step is not None and message_id and open_step[0] == message_id:
-        step = open_step[1]
+    if step is None and key is None and open_step is not None and _continues(open_step, message_id, message):
+        step = open_step.step
     if step is None:
         previous = state.last_ts[subagent]
         latency = (ts - previous).total_seconds() if ts and previous else None
@@ -320,10 +346,10 @@ def _assistant_line(
         if key:
             state.steps[key] = step
         state.events.append(step)
-    state.open_step[subagent] = (message_id, step)
+    state.open_step[subagent] = _OpenStep(message_id, step)
     if not subagent:
         state.command = None  # the model took the command up: it was a prompt
-    step.tokens = larger_tokens(step.tokens, usage_tokens(message.get("usage")))
+    step.tokens = usage_tokens(message.get("usage")) or step.tokens  # the last line's counts are the final ones
     state.last_ts[subagent] = ts
     content = message.get("content")
     for block in content if isinstance(content, list) else []:

@@ -34,16 +34,3 @@ def usage_tokens(usage: Any) -> Tokens | None:
         cache_write=cache_write,
         cache_write_1h=one_hour,
     )
-
-
-def larger_tokens(a: Tokens | None, b: Tokens | None) -> Tokens | None:
-    """Each count's larger value: a request whose usage is written on several log lines counts once."""
-    if a is None or b is None:
-        return a or b
-    return Tokens(
-        max(a.input, b.input),
-        max(a.output, b.output),
-        max(a.cache_read, b.cache_read),
-        max(a.cache_write, b.cache_write),
-        max(a.cache_write_1h, b.cache_write_1h),
-    )

@@ -9,6 +9,11 @@ Lines are {timestamp, type, payload}, as Codex's rollout recorder writes them:
   of output items between two inputs. Shell calls are `shell` {command: [argv]} or
   `exec_command` {cmd}; edits are apply_patch payloads, whose `*** Add/Update/Delete File:` lines
   name the files.
+* Code mode (0.14x): one `custom_tool_call` {name: exec, input: a JavaScript script} calls the other tools
+  from inside (`tools.apply_patch(…)`, `tools.exec_command({cmd})`; see codex_scripts.py). Each patch
+  applied is an `event_msg` `patch_apply_end` {call_id: "exec-…", success, status, changes: {path: …}};
+  a patch that fails verification leaves "apply_patch verification failed" in the script's output. A
+  `patch_apply_end` whose call_id is a tool call of the log repeats that call's edit and is not counted.
 * `event_msg`: `user_message` (what the person typed), `turn_aborted` (an interruption),
   `token_count` {info: {total_token_usage: {input_tokens, cached_input_tokens, output_tokens,
   reasoning_output_tokens}}}: running totals, so a cycle's tokens are the growth of the totals.
@@ -32,6 +37,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
+from pragmatikos_recorder.codex_scripts import ScriptCalls, completed, failed_patches, running_cell, script_calls
 from pragmatikos_recorder.jsonl import json_objects, token_count
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
 from pragmatikos_recorder.skips import Reading, Skipped
@@ -42,6 +48,7 @@ OUTPUT_ITEMS: Final = frozenset(
     {"reasoning", "function_call", "custom_tool_call", "local_shell_call", "web_search_call", "tool_search_call"}
 )
 RESULT_ITEMS: Final = frozenset({"function_call_output", "custom_tool_call_output", "local_shell_call_output"})
+CALL_ITEMS: Final = frozenset({"function_call", "custom_tool_call", "local_shell_call"})
 SHELL_NAMES: Final = frozenset({"shell", "container.exec", "local_shell", "exec_command", "shell_command"})
 PATCH_FILE_RE: Final = re.compile(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$|^\*\*\* Move to: (.+)$", re.MULTILINE)
 EXIT_CODE_RES: Final = (re.compile(r"Exit code: (-?\d+)"), re.compile(r"Process exited with code (-?\d+)"))
@@ -103,6 +110,19 @@ def _succeeded(output: Any) -> bool:
     return not lowered.startswith(("error", "failed", "apply_patch verification failed"))
 
 
+def _output_text(output: Any) -> str:
+    """A tool output's text: a string, the `output` of a JSON one, or the texts of a list of content items."""
+    if isinstance(output, list):
+        return "".join(str(item.get("text", "")) for item in output if isinstance(item, dict))
+    if not isinstance(output, str):
+        return ""
+    try:
+        parsed = json.loads(output) if output.startswith("{") else None
+    except (ValueError, RecursionError):
+        parsed = None
+    return str(parsed.get("output", "")) if isinstance(parsed, dict) else output
+
+
 def _mapping(raw: Any) -> dict[str, Any]:
     return raw if isinstance(raw, dict) else {}
 
@@ -127,12 +147,67 @@ def _command_text(name: str, arguments: dict[str, Any]) -> str:
     return str(command)
 
 
+def _paths(names: list[str], base: Path | None) -> tuple[Path, ...]:
+    paths = (Path(name.strip()) for name in names)
+    return tuple(path if path.is_absolute() or base is None else base / path for path in paths)
+
+
 def _patch_files(patch: str, base: Path | None) -> tuple[Path, ...]:
-    files = []
-    for match in PATCH_FILE_RE.finditer(patch):
-        path = Path((match.group(1) or match.group(2)).strip())
-        files.append(path if path.is_absolute() or base is None else base / path)
-    return tuple(files)
+    return _paths([match.group(1) or match.group(2) for match in PATCH_FILE_RE.finditer(patch)], base)
+
+
+def _patch_end(payload: dict[str, Any], ts: datetime | None, phase: Phase, cwd: Path | None) -> Event:
+    """The edit a `patch_apply_end` reports: its files (a moved one under both names), failed or declined."""
+    names = []
+    for name, change in _mapping(payload.get("changes")).items():
+        names.append(name)
+        if moved := _mapping(change).get("move_path"):
+            names.append(str(moved))
+    declined = payload.get("status") == "declined"
+    failed = not declined and (payload.get("success") is False or payload.get("status") == "failed")
+    return Event(Kind.EDIT, ts, phase=phase, files=_paths(names, cwd), failed=failed, rejected=declined)
+
+
+@dataclass(frozen=True, slots=True)
+class _Script:
+    """A code-mode script whose output is still to come, and the phase it was called in."""
+
+    calls: ScriptCalls
+    phase: Phase
+
+
+@dataclass(slots=True)
+class _Scripts:
+    """Scripts awaiting their output, by the call that will return it (the exec call, or a later `wait`)."""
+
+    pending: dict[str, _Script] = field(default_factory=dict)
+    yielded: dict[str, _Script] = field(default_factory=dict)  # by cell id, until a `wait` call names it
+
+
+def _script_call(
+    events: list[Event], scripts: _Scripts, payload: dict[str, Any], ts: datetime | None, phase: Phase
+) -> None:
+    calls = script_calls(str(payload.get("input", "")))
+    for command in calls.commands_before_last_patch:
+        events.append(Event(Kind.COMMAND, ts, phase=phase, verify=is_verify_command(command)))
+    if calls.patches or calls.commands_after_last_patch or calls.commits:
+        scripts.pending[str(payload.get("call_id", ""))] = _Script(calls, phase)
+
+
+def _script_output(events: list[Event], scripts: _Scripts, call_id: str, output: str, ts: datetime | None) -> None:
+    """What a script's output says: patches that failed, and (once it completed) the commands after them."""
+    script = scripts.pending.pop(call_id, None)
+    if script is None:
+        return
+    if script.calls.patches:
+        events.extend(Event(Kind.EDIT, ts, phase=script.phase, failed=True) for _ in range(failed_patches(output)))
+    if (cell := running_cell(output)) is not None:
+        scripts.yielded[cell] = script
+    elif completed(output):
+        for command in script.calls.commands_after_last_patch:
+            events.append(Event(Kind.COMMAND, ts, phase=script.phase, verify=is_verify_command(command)))
+        if script.calls.commits:
+            events.append(Event(Kind.COMMIT, ts, phase=script.phase))
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,10 +276,15 @@ def _read(path: Path) -> Session | Skipped | None:
         return Skipped(path, PRE_ENVELOPE)
     entries = list(_lines(path))
     outputs: dict[str, tuple[bool, datetime | None]] = {}
+    calls: set[str] = set()
     for entry in entries:
         payload = entry["payload"]
-        if entry.get("type") == "response_item" and payload.get("type") in RESULT_ITEMS and payload.get("call_id"):
+        if entry.get("type") != "response_item" or not payload.get("call_id"):
+            continue
+        if payload.get("type") in RESULT_ITEMS:
             outputs[str(payload["call_id"])] = (_succeeded(payload.get("output")), parse_ts(entry.get("timestamp")))
+        elif payload.get("type") in CALL_ITEMS:
+            calls.add(str(payload["call_id"]))
 
     session_id, version, provider = path.stem, "", "openai"
     cwd: Path | None = None
@@ -214,6 +294,7 @@ def _read(path: Path) -> Session | Skipped | None:
     step: Event | None = None
     last_input: datetime | None = None
     totals: Tokens | None = None
+    scripts = _Scripts()
     for entry in entries:
         kind, payload, ts = entry.get("type"), entry["payload"], parse_ts(entry.get("timestamp"))
         if kind == "session_meta":
@@ -237,6 +318,8 @@ def _read(path: Path) -> Session | Skipped | None:
             elif event_type == "turn_aborted":
                 events.append(Event(Kind.ABORT, ts, phase=phase_now))
                 step = None
+            elif event_type == "patch_apply_end" and str(payload.get("call_id", "")) not in calls:
+                events.append(_patch_end(payload, ts, phase_now, cwd))  # one a code-mode script applied
             elif event_type == "token_count" and isinstance(payload.get("info"), dict):
                 usage = payload["info"].get("total_token_usage")
                 if isinstance(usage, dict):
@@ -259,6 +342,8 @@ def _read(path: Path) -> Session | Skipped | None:
         elif kind == "response_item":
             item_type = payload.get("type")
             if item_type in RESULT_ITEMS:
+                output = _output_text(payload.get("output"))
+                _script_output(events, scripts, str(payload.get("call_id", "")), output, ts)
                 events.append(Event(Kind.ACTIVITY, ts, phase=phase_now))
                 step, last_input = None, ts
                 continue
@@ -271,7 +356,7 @@ def _read(path: Path) -> Session | Skipped | None:
                     Kind.STEP, ts, phase=phase_now, model=model, provider=provider, effort=effort, latency=latency
                 )
                 events.append(step)
-            _tool_call(events, payload, ts, phase_now, outputs, cwd)
+            _tool_call(events, payload, ts, phase_now, outputs, cwd, scripts)
     steps = [e for e in events if e.kind is Kind.STEP]
     if not steps:
         return None
@@ -287,6 +372,7 @@ def _tool_call(
     phase: Phase,
     outputs: dict[str, tuple[bool, datetime | None]],
     cwd: Path | None,
+    scripts: _Scripts,
 ) -> None:
     item_type, name = payload.get("type"), str(payload.get("name", ""))
     ok, done = outputs.get(str(payload.get("call_id", "")), (True, None))
@@ -294,9 +380,15 @@ def _tool_call(
         patch = str(payload.get("input", ""))
         events.append(Event(Kind.EDIT, ts, phase=phase, files=_patch_files(patch, cwd), failed=not ok))
         return
+    if item_type == "custom_tool_call":  # a code-mode script (exec) calling the other tools
+        _script_call(events, scripts, payload, ts, phase)
+        return
     if item_type != "function_call":
         return
     arguments = _arguments(payload.get("arguments"))
+    if name == "wait" and str(arguments.get("cell_id", "")) in scripts.yielded:  # the rest of a yielded script
+        scripts.pending[str(payload.get("call_id", ""))] = scripts.yielded.pop(str(arguments["cell_id"]))
+        return
     if name == "apply_patch":
         patch = str(arguments.get("input", ""))
         events.append(Event(Kind.EDIT, ts, phase=phase, files=_patch_files(patch, cwd), failed=not ok))

@@ -172,6 +172,8 @@ CONTAINER_VALUE_OPTIONS: Final = frozenset(
     | {"--entrypoint", "--network", "--env-file", "-f", "--file", "--project-name", "--profile", "--platform"}
 )
 GIT_VALUE_OPTIONS: Final = frozenset({"-C", "-c", "--git-dir", "--work-tree", "--namespace", "--exec-path"})
+# What Windows adds to a command word (`npm.cmd run build`, `pytest.EXE`, `gradlew.bat`): the same program.
+WINDOWS_SUFFIX_RE: Final = re.compile(r"\.(?:cmd|exe|bat|ps1)$", re.IGNORECASE)
 
 
 def _without_heredoc_bodies(text: str) -> str:
@@ -235,12 +237,14 @@ def _positional(args: tuple[str, ...]) -> list[str]:
 
 
 def _command_name(word: str) -> str:
-    """A command word as the table knows it: `/usr/bin/git` -> git, `tsc@5` -> tsc, `@biomejs/biome` -> biome."""
+    """A command word as the table knows it: `/usr/bin/git` -> git, `tsc@5` -> tsc, `@biomejs/biome` -> biome,
+    `npm.cmd` -> npm."""
     if word.startswith("@"):  # a scoped npm package, perhaps with a version
         package = "@" + word[1:].split("@", 1)[0]
         return PACKAGE_BINARIES.get(package, package.rsplit("/", 1)[-1]).lower()
     name = PurePosixPath(word).name if "/" in word else word
     name = name.split("@", 1)[0] or name
+    name = WINDOWS_SUFFIX_RE.sub("", name) or name
     return PACKAGE_BINARIES.get(name, name).lower()
 
 

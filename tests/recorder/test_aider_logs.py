@@ -157,6 +157,54 @@ def test_group_answers_logged_as_input_are_not_prompts(tmp_path: Path) -> None:
     assert cycles_of("AntoBel4-expert-local-v2.md", tmp_path) == expected
 
 
+def test_blank_inputs_are_no_prompts_and_a_watched_files_request_is_one(tmp_path: Path) -> None:
+    # aider 0.83.1 run with --watch-files: the person writes the request as an "AI!" comment in a file and
+    # aider says `> Processing your request...` (no `####` line). Counted from `grep -n '^####\|^# aider\|
+    # Processing your request\|^> Tokens\|^> Applied\|\^C' file`, reading the lines around each.
+    gemini = "gemini/gemini-2.5-pro-preview-05-06"
+    expected = [
+        # Session 1: one request (line 12), one reply (98, $0.02), edits of config.kdl and move-focus.sh (101,
+        # 102); then six `#### <blank>` lines (113-123), Enter pressed on an empty line: sent nowhere.
+        facts(gemini, u=1, a=1, tedits=2, tcost=0.02),
+        # Session 2: requests at 135, 167, 205 (replies .02 each, one edit each) and 242, whose reply the person
+        # stopped with ^C (244): an intervention. No commit (--no-auto-commits): one cycle.
+        facts(gemini, u=4, a=3, tedits=3, tcost=0.06, tabort=1),
+        # Session 3: request 260, reply .0074, one edit. Session 4: requests 317, 376, 438, replies .0100 +
+        # .01 + .01 (rounded as aider prints them), one edit each.
+        facts(gemini, u=1, a=1, tedits=1, tcost=0.0074),
+        facts(gemini, u=3, a=3, tedits=3, tcost=0.03),
+    ]
+    assert cycles_of("marcinjahn-dotfiles-niri.md", tmp_path) == expected
+
+
+def test_an_ai_question_in_a_watched_file_is_one_ask_turn(tmp_path: Path) -> None:
+    # aider 0.84.0 with --watch-files, two sessions of a longer history (line numbers of the file here). An
+    # "AI!" comment is `> Processing your request...` alone; an "AI?" one is run as /ask, so aider also echoes
+    # its prompt (`#### Find the "AI" comments below…`): one request, whose replies neither plan nor build.
+    # Counted from `grep -n '^####\|^# aider\|Processing your request\|^> Tokens\|^> Applied\|^> Commit
+    # \|did not conform\|failed to match\|\^C' file`; each `Commit` before the next request ends a cycle.
+    gemini = "gemini/gemini-2.5-pro-preview-05-06"
+    expected = [
+        # Typed prompts 14 and 29 (replies .01, .01), edit of CONVENTIONS.md (59), commit 77a7264.
+        facts(gemini, u=2, a=2, tedits=1, tcost=0.02),
+        # Requests 64 (reply .03, edit of index.ts) and 264 (reply .02, edit of CONVENTIONS.md), each committed.
+        facts(gemini, u=1, a=1, tedits=1, tcost=0.03),
+        facts(gemini, u=1, a=1, tedits=1, tcost=0.02),
+        # Three "AI?" requests (318/320, 355/357, 392/394), answered for .02, .02, .02 and, after a file was added,
+        # .01; then the "AI!" request 458: replies .03 (one block failed: "did not conform" and "# 1
+        # SEARCH/REPLACE block failed to match", one failure), .03 (failed again), .03 (applied, commit e2fc092).
+        facts(gemini, u=4, a=3, tedits=3, teerr=2, tcost=0.16),
+        # Session 2 (line 1043): requests 1055, 1090, 1147, each a reply of .02 and one committed edit; `/undo`
+        # (1209) is a command; typed prompts 1214 and 1222 (replies .02, .02), no edit. The ^C after the last
+        # reply only leaves aider.
+        facts(gemini, u=1, a=1, tedits=1, tcost=0.02),
+        facts(gemini, u=1, a=1, tedits=1, tcost=0.02),
+        facts(gemini, u=1, a=1, tedits=1, tcost=0.02),
+        facts(gemini, u=2, a=2, tcost=0.04),
+    ]
+    assert cycles_of("Aquaticat-Monochromatic.md", tmp_path) == expected
+
+
 def test_a_history_whose_replies_name_no_model_is_skipped_with_a_reason(tmp_path: Path) -> None:
     # The first session of the 0.14.1 history without its `Model:` line: replies, but by no named model.
     lines = (AIDER_DATA / "kevinmatz-AiderExperiments.md").read_text(encoding="utf-8").splitlines(keepends=True)

@@ -19,6 +19,7 @@ from tests.data.paths import CLAUDE_CODE_DIR
 
 SPOTTER = CLAUDE_CODE_DIR / "marot-spotter"
 VIEWER = CLAUDE_CODE_DIR / "claude-code-viewer"
+BHAVANA = CLAUDE_CODE_DIR / "ikihin-bhavana" / "claude-session.jsonl"
 
 
 def session_of(path: Path) -> Session:
@@ -96,7 +97,7 @@ def test_one_hour_cache_writes_are_priced_at_the_one_hour_rate() -> None:
     #   msg_01NU…  in 1,  write 208,  read 25798, out 1    ->  5 +  2080 + 12899  + 25   = 15009
     #   msg_01Lb…  in 3,  write 8490, read 18014, out 11   -> 15 + 84900 + 9007   + 275  = 94197
     #   msg_019B…  in 47, write 1115, read 26504, out 173  -> 235 + 11150 + 13252 + 4325 = 28962
-    # (millionths of a dollar; msg_019B's largest output count, 173 on line 37, is the step's). At the
+    # (millionths of a dollar; msg_019B's output count on its last line, 173 on line 37, is the step's). At the
     # 5-minute rate ($6.25) it would be 0.1603.
     [cycle] = cycles_of(SPOTTER / "tool_heavy.jsonl")
     assert cycle.tcost == pytest.approx(0.2266455, abs=5e-5)
@@ -116,3 +117,23 @@ def test_the_agent_entering_plan_mode_plans_and_its_plan_file_is_no_edit() -> No
     # Write /home/USER/.claude/plans/drifting-tumbling-whisper.md (line 17) is the plan, not a project file;
     # Write …/lib/spotter/services/transcript_renderer… (line 26) is the one edit.
     assert (cycle.a, cycle.tedits, cycle.pm, cycle.bm) == (18, 1, "claude-opus-4.6", "claude-opus-4.6")
+
+
+def test_parallel_tool_calls_split_by_their_results_are_one_step_counted_once() -> None:
+    # Claude Code 2.1.177 through Bedrock (message ids `msg_bdrk_…`, no requestId on any line). Assistant lines
+    # of the main chain by message id (lines 1-94): puX94Y (9, 11), yjHRRP (14, 15), GYtuWm (23, 24), 8gvKCJ
+    # (26, 27, 29, 31), 9QtaqX (33, 35, 37), cCiQN4 (40, 41), g7ZceG (43-46), 1W8gUt (54-57), 9dFrhv (64), BhXe68
+    # (69, 70), SxLMwR (72, 74, 76), ZMX7vv (82), 5j9GDu (84-86), tcmfUz (92): 14 messages. In 8gvKCJ, 9QtaqX and
+    # SxLMwR each further tool_use line follows the tool_result of the one before (lines 28, 30, 34, 36, 73,
+    # 75), and every line of one id repeats the same usage: one response each, not three or two.
+    session = session_of(BHAVANA)
+    assert len(main_steps(session)) == 14
+    [cycle] = cycles_of(BHAVANA)
+    assert (cycle.u, cycle.a) == (3, 14)
+    # Counted once, the three messages cost (claude-opus-4-6: $5 in, $25 out, $0.50 cache read, $6.25 per
+    # million written to the 5-minute cache), in millionths of a dollar:
+    #   8gvKCJ in 1, write 340,  read 26827, out 232 -> 5 + 2125     + 13413.5 + 5800 = 21343.5
+    #   9QtaqX in 1, write 2149, read 27167, out 360 -> 5 + 13431.25 + 13583.5 + 9000 = 36019.75
+    #   SxLMwR in 1, write 391,  read 35104, out 228 -> 5 + 2443.75  + 17552   + 5700 = 25700.75
+    # Counting their extra lines as steps added 2 x 83064 = 0.166128 to the cycle's 0.6647 (0.8308).
+    assert cycle.tcost == pytest.approx(0.6647, abs=5e-5)

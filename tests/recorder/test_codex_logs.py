@@ -11,6 +11,7 @@ import pytest
 from pragmatikos_recorder import codex
 from pragmatikos_recorder.cycles import cycle_facts
 from pragmatikos_recorder.git_ship import ShipJudge
+from pragmatikos_recorder.session import Event, Kind, Session
 
 from tests.data.paths import DATA_DIR
 
@@ -63,3 +64,36 @@ def test_a_pre_envelope_rollout_is_skipped_saying_why(tmp_path: Path) -> None:
     assert (reading.skipped.path, reading.skipped.reason) == (rollout, codex.PRE_ENVELOPE)
     # Its header is no session_meta, so it is no subagent thread either.
     assert codex.index_subagents([rollout]).paths == frozenset()
+
+
+CODE_MODE = "AkashJana18-edgerunner-code-mode.jsonl"
+WINDOWS = "Krosss0001-rave-era-project-windows.jsonl"
+
+
+def edits_of(session: Session) -> list[Event]:
+    return [e for e in session.events if e.kind is Kind.EDIT]
+
+
+def test_code_mode_edits_and_failed_edits_are_read_from_inside_exec_scripts(tmp_path: Path) -> None:
+    [session] = codex.read(copied(CODE_MODE, tmp_path)).sessions
+    # Counted by hand over the file's 138 lines: every tool call is an `exec` script. Twelve scripts call
+    # `tools.apply_patch` and succeed, each followed by its `patch_apply_end` (lines 27, 58, 67, 72, 81, 86,
+    # 95, 106, 113, 118, 123, 132, success true, call_id `exec-…`); the script of line 53 fails, its output
+    # (line 54) "Script error:\napply_patch verification failed: Failed to find expected lines in …/server.rs".
+    edits = edits_of(session)
+    assert (len(edits), sum(e.failed for e in edits)) == (13, 1)
+    # Line 27 deletes web/scripts/visual-check.mjs; line 72 names eight files in its `changes`.
+    assert [p.name for p in edits[0].files] == ["visual-check.mjs"]
+    assert len(edits[4].files) == 8
+    [cycle] = cycle_facts(session, ShipJudge(datetime(2030, 1, 1, tzinfo=UTC)))
+    # One prompt (line 8). The last edit is line 132; the script of line 136 then runs
+    # `cargo fmt --all -- --check && cargo clippy --workspace --all-targets -- -D warnings`: verified.
+    assert (cycle.u, cycle.tedits, cycle.teerr, cycle.tver, cycle.hversion) == (1, 13, 1, 1, "0.144.1")
+
+
+def test_a_windows_build_after_the_last_edit_verifies_and_a_patch_end_repeats_no_edit(tmp_path: Path) -> None:
+    [session] = codex.read(copied(WINDOWS, tmp_path)).sessions
+    # Two `apply_patch` custom tool calls (lines 26 and 34), each followed by a `patch_apply_end` with the same
+    # call_id (lines 28 and 35): two edits, not four. Then `shell_command` "npm.cmd run build" (line 40).
+    [cycle] = cycle_facts(session, ShipJudge(datetime(2030, 1, 1, tzinfo=UTC)))
+    assert (cycle.u, cycle.tedits, cycle.teerr, cycle.tver) == (1, 2, 0, 1)

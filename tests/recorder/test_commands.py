@@ -50,6 +50,36 @@ def test_it_reads_inside_a_codex_shell_wrapper_and_not_inside_quotes() -> None:
     assert numbered(commands, is_commit_command) == []
 
 
+def shell_command_calls(path: Path) -> list[str]:
+    """The `command` of every `shell_command` call in a Codex rollout, in order."""
+    commands = []
+    for line in path.read_text(encoding="utf-8").splitlines():
+        payload = json.loads(line)["payload"]
+        if payload.get("type") == "function_call" and payload.get("name") == "shell_command":
+            commands.append(json.loads(payload["arguments"])["command"])
+    return commands
+
+
+def test_it_reads_a_windows_command_word_as_the_bare_word() -> None:
+    commands = shell_command_calls(DATA_DIR / "codex" / "Krosss0001-rave-era-project-windows.jsonl")
+    # The six PowerShell calls of a real Windows session (tests/data/codex/SOURCE.md): five `Select-String` and
+    # `Get-Content` reads, then `npm.cmd run build` (the sixth), which is `npm run build`.
+    assert len(commands) == 6
+    assert numbered(commands, is_verify_command) == [6]
+
+
+@pytest.mark.parametrize(
+    ("line", "verifies"),
+    [("npm.cmd run build", True), ("NPM.CMD test", True), ("npx.cmd playwright test", True), ("pytest.exe -q", True),
+     ("python.exe -m pytest", True), ("uv.exe run pytest", True), ("gradlew.bat build", True),
+     ("cargo.EXE check", True), ("pnpm.cmd lint", True), ("npm.cmd install", False), ("git.exe status", False),
+     ("npm.cmd run dev", False), ("cargo.exe run", False)],
+)  # fmt: skip
+def test_a_command_word_with_a_windows_suffix_reads_as_the_bare_word(line: str, verifies: bool) -> None:
+    # Crafted lines: the suffixes Windows adds (.cmd, .exe, .bat, .ps1, in any case) name the same program.
+    assert is_verify_command(line) is verifies
+
+
 @pytest.mark.parametrize(
     ("line", "verifies"),
     [

@@ -253,3 +253,46 @@ def test_it_tells_messages_apart_behind_a_gateway_that_reuses_one_message_id(tmp
     )
     [parsed] = claude_code.parse(session)
     assert [e.latency for e in parsed.events if e.kind is Kind.STEP] == [5.0, 3.0]
+
+
+def crafted_claude_session(tmp_path: Path, *replies: tuple[int, dict[str, Any], dict[str, Any]]) -> list[Event]:
+    """Steps of a crafted session: a prompt, then (second, content block, usage) replies of message "m1" with no
+    requestId, a tool result written after each tool_use block."""
+    lines = [{"type": "user", "sessionId": "g", "timestamp": "2025-03-10T10:00:00.000Z",
+              "message": {"content": "list the files"}}]  # fmt: skip
+    for second, block, usage in replies:
+        message = {"id": "m1", "model": "claude-sonnet-4-5", "content": [block], "usage": usage}
+        stamp = f"2025-03-10T10:00:{second:02d}.000Z"
+        lines.append({"type": "assistant", "sessionId": "g", "timestamp": stamp, "message": message})
+        if block["type"] == "tool_use":
+            result = {"type": "tool_result", "tool_use_id": block["id"], "content": "a"}
+            lines.append({"type": "user", "sessionId": "g", "timestamp": stamp, "message": {"content": [result]}})
+    session = tmp_path / "g.jsonl"
+    session.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    [parsed] = claude_code.parse(session)
+    return [e for e in parsed.events if e.kind is Kind.STEP]
+
+
+def test_a_message_counts_the_usage_of_its_last_line(tmp_path: Path) -> None:
+    # As a gateway model (glm-5) wrote it in a published transcript: the first line's input count is an
+    # estimate, the later lines carry the final counts. Crafted from that shape.
+    steps = crafted_claude_session(
+        tmp_path,
+        (1, {"type": "thinking", "thinking": ""}, {"input_tokens": 27693, "output_tokens": 0}),
+        (1, {"type": "text", "text": "Listing."}, {"input_tokens": 26158, "output_tokens": 116}),
+    )
+    assert [s.tokens for s in steps] == [Tokens(input=26158, output=116)]
+
+
+def test_further_tool_calls_of_a_request_after_a_result_are_its_step_and_a_new_request_is_not(tmp_path: Path) -> None:
+    # Crafted: without a requestId, a line of the same message id after a tool result continues the step when
+    # it holds only tool calls with the same input count; a new input count is another request (a gateway
+    # reusing one id).
+    same = {"input_tokens": 100, "output_tokens": 5}
+    steps = crafted_claude_session(
+        tmp_path,
+        (1, {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "ls"}}, same),
+        (2, {"type": "tool_use", "id": "t2", "name": "Bash", "input": {"command": "ls -a"}}, same),
+        (5, {"type": "tool_use", "id": "t3", "name": "Bash", "input": {"command": "pwd"}}, {"input_tokens": 180}),
+    )
+    assert [s.latency for s in steps] == [1.0, 3.0]

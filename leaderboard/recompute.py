@@ -21,13 +21,14 @@ from core.times import iso_z
 from ingest.models import Contributor
 from ingest.selectors import retracted_after, retractions_seen
 from ingest.services import hold_retractions
-from leaderboard import current, cycles_file
+from leaderboard import cycles_file
 from leaderboard.cells import cells_fingerprint, pool_cells
 from leaderboard.coordination import Coordinator, coordinator, exclusive
 from leaderboard.lenses import HARNESSES_KEY, shown_harnesses
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.public_names import name_decisions
-from leaderboard.selectors import AXIS_SAMPLES_KEY, newest_snapshot, read_document, scoring_config
+from leaderboard.published import newest_snapshot, read_document, serve_new_snapshot
+from leaderboard.selectors import AXIS_SAMPLES_KEY, scoring_config
 from scoring.cells import prepare_cells, score_cells
 from scoring.shapes import PoolDocument
 
@@ -79,7 +80,7 @@ def run_owed(*, owe: bool = False) -> Ran:
 
 def newest_is_unreadable() -> bool:
     """Whether the newest snapshot was stored under another document version, so it is not served
-    (selectors.read_document): a release that moves the version leaves it so until a recompute publishes."""
+    (published.read_document): a release that moves the version leaves it so until a recompute publishes."""
     newest = Snapshot.objects.order_by("-id").only("id", "document").first()
     return newest is not None and read_document(newest.document) is None
 
@@ -131,7 +132,7 @@ def _publish_once(*, force: bool) -> Snapshot | None:
     demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
     is_demo = bool(demo_ids) and bool(cells.frame["contributor"].isin(demo_ids).any())
     previous = newest_snapshot()
-    # A snapshot stored under another document version is not served (selectors.read_document): replace it.
+    # A snapshot stored under another document version is not served (published.read_document): replace it.
     unchanged = previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo
     if not force and previous is not None and unchanged and read_document(previous.document) is not None:
         log.info("recompute: pool unchanged since snapshot %s", previous.id)
@@ -213,7 +214,7 @@ def _store(
         hold_retractions()
         if retracted_after(retractions):
             raise RetractedMeanwhile
-        transaction.on_commit(current.snapshot_published)
+        transaction.on_commit(serve_new_snapshot)
         transaction.on_commit(lambda: _queue_cycles_export(snapshot.id))
         transaction.on_commit(lambda: _queue_window_warming(snapshot.id))
     return snapshot

@@ -21,8 +21,9 @@ from django.db import transaction
 from ingest.contract import STORED_FIELDS
 from ingest.models import Contributor, Cycle, NameSighting
 from ingest.services import store_made_facts
-from leaderboard import current, demo
+from leaderboard import demo
 from leaderboard.models import GroupScore, Snapshot
+from leaderboard.published import serve_new_snapshot
 
 # Smaller than the make-run demo so the one recompute per test process takes well under a second.
 TEST_CYCLES = 1500
@@ -76,7 +77,7 @@ def put_back(published: PublishedDemo) -> Snapshot:
         # What the publish (leaderboard.recompute._store) runs on commit that the pages read: the cached pages
         # retired. As for a real publish, never run in a test whose transaction is rolled back; at the commit
         # under a live server. Its other two only queue the worker's export and window warming.
-        transaction.on_commit(current.snapshot_published)
+        transaction.on_commit(serve_new_snapshot)
     return snapshot
 
 

@@ -10,7 +10,8 @@ from ingest.models import Cycle
 from leaderboard import recompute
 from leaderboard.coordination import coordinator
 from leaderboard.models import GroupScore, Snapshot
-from leaderboard.selectors import cycles_frame, newest_snapshot, score_history
+from leaderboard.published import newest_snapshot
+from leaderboard.selectors import cycles_frame, score_history
 from leaderboard.tasks import recompute_on_start
 from scoring import CYCLE_COLUMNS
 from tests.cycles.stored import make_contributor, make_cycles

@@ -6,9 +6,8 @@ from django.test import Client
 
 from core.page_cache import forget_process_copies
 from leaderboard import recompute
-from leaderboard.current import current_snapshot
 from leaderboard.models import Snapshot
-from leaderboard.selectors import read_document, snapshot_document
+from leaderboard.published import current_snapshot, read_document, snapshot_document
 from scoring.shapes import DOCUMENT_VERSION
 from tests.cycles.stored import make_contributor, make_cycles
 

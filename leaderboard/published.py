@@ -10,6 +10,8 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Final, cast
 
+from django.dispatch import Signal
+
 from core import soft_cache
 from core.page_cache import GENERATION_KEY, bump_generation, cache_generation, forget_process_copies, process_cache
 from core.times import iso_z
@@ -102,7 +104,17 @@ def serving_snapshot() -> tuple[int, int]:
     return int(generation), snapshot_id
 
 
-def serve_new_snapshot() -> None:
+# Sent once a publish has committed, with the new snapshot's snapshot_id. Its receivers are connected in
+# LeaderboardConfig.ready, in the order they run: the pages first (serve_new_snapshot), then the worker's tasks.
+snapshot_published = Signal()
+
+
+def announce_published(snapshot_id: int) -> None:
+    """Tell every receiver of snapshot_published that snapshot `snapshot_id` is committed."""
+    snapshot_published.send(sender=Snapshot, snapshot_id=snapshot_id)
+
+
+def serve_new_snapshot(**signal: object) -> None:
     """After a publish commits: retire every cached page, and show the new snapshot here at once."""
     bump_generation()
     forget_process_copies()

@@ -74,9 +74,9 @@ def put_back(published: PublishedDemo) -> Snapshot:
         # A copy: tests edit the document they are given.
         snapshot = Snapshot.objects.create(**copy.deepcopy(published.snapshot))
         GroupScore.objects.bulk_create([GroupScore(snapshot=snapshot, **score) for score in published.scores])
-        # What the publish (leaderboard.recompute._store) runs on commit that the pages read: the cached pages
-        # retired. As for a real publish, never run in a test whose transaction is rolled back; at the commit
-        # under a live server. Its other two only queue the worker's export and window warming.
+        # Of what a publish announces on commit (leaderboard.published.snapshot_published), what the pages read:
+        # the cached pages retired. As for a real publish, never run in a test whose transaction is rolled back;
+        # at the commit under a live server. The tasks' receiver only queues the worker's export and warming.
         transaction.on_commit(serve_new_snapshot)
     return snapshot
 

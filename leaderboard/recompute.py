@@ -30,7 +30,7 @@ from leaderboard.models import GroupScore, Snapshot
 from leaderboard.public_names import name_decisions
 from leaderboard.published import announce_published, newest_snapshot, read_document
 from leaderboard.selectors import AXIS_SAMPLES_KEY, scoring_config
-from scoring.cells import prepare_cells, score_cells
+from scoring import prepare_cells, score_cells
 from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)

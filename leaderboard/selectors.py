@@ -2,12 +2,10 @@
 scoring input."""
 
 import datetime as dt
-import hashlib
 import io
 import json
 from typing import Any
 
-import numpy as np
 import pandas as pd
 from django.conf import settings
 from django.db import connection
@@ -191,13 +189,3 @@ def cycles_frame(
     counted = frozenset(cycles.loc[counted_rows, "contributor"].unique().tolist())
     rule = public_name_rule(counted=counted, decisions=name_decisions() if decisions is None else decisions)
     return fold_unshown_names(cycles, rule)
-
-
-def cycles_fingerprint(frame: pd.DataFrame, config: ScoringConfig) -> str:
-    """A digest of what a recompute would score; equal digests give equal rankings."""
-    digest = hashlib.sha256(repr(config).encode())
-    if not frame.empty:
-        # Sorted row hashes: the same rows in another scan order are the same pool.
-        rows = np.sort(pd.util.hash_pandas_object(frame, index=False).to_numpy())
-        digest.update(rows.tobytes())
-    return digest.hexdigest()

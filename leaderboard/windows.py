@@ -25,7 +25,7 @@ from leaderboard.lenses import HARNESSES_KEY, published_harnesses
 from leaderboard.models import Snapshot
 from leaderboard.published import Published, newest_snapshot, newest_snapshot_id, read_document, snapshot_document
 from leaderboard.selectors import AXIS_SAMPLES_KEY, scoring_config
-from scoring.cells import score_cells
+from scoring import score_cells
 from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)

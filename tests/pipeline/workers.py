@@ -111,7 +111,14 @@ def reap(process: subprocess.Popen[bytes]) -> None:
 def forget_queued_recomputes(coord: Coordinator) -> None:
     """No recompute left queued or owed by an earlier test."""
     celery_app.control.purge()
-    coord.take_pending()
+    clear_owed(coord)
+
+
+def clear_owed(coord: Coordinator) -> None:
+    """No recompute owed, whoever marked it (no worker runs meanwhile to mark it again)."""
+    mark = coord.pending_mark()
+    if mark is not None:
+        coord.clear_pending(mark)
 
 
 def publish_then_store_more() -> Snapshot:

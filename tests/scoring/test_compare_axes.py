@@ -10,10 +10,11 @@ from scipy.special import expit
 from bench.coverage import PAIRING_LABELS, Scenario, draw_pool
 from scoring import score_pool
 from scoring.axis_samples import NULL_CODE, decode, encode, log_values, quantise
-from scoring.compare_axes import AxisDifference, compare_axes_from_samples, compare_axes_of_groups, switch_summary
+from scoring.compare_axes import AxisDifference, compare_axes_from_samples, switch_summary
 from scoring.document import ScoringConfig, prepare, score_view
 from scoring.finishing import log_distance
 from scoring.shapes import AXES, AXIS_NAMES, CYCLE_COLUMNS, A, FloatArray
+from tests.scoring.brute_force import compare_axes_of_groups
 
 CONFIG = ScoringConfig()  # B = 200, the published setting
 CHEAP, DEAR = "alpha-1 → alpha-1", "beta-1 → beta-1"

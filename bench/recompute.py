@@ -208,15 +208,14 @@ def measure_service(resamples: int) -> dict[str, float]:
     from ingest.services import contribute, retract
     from leaderboard import cycles_file, recompute, windows
     from leaderboard.cells import pool_cells
+    from leaderboard.published import snapshot_published
     from leaderboard.selectors import scoring_config
     from scoring.cells import prepare_cells, score_cells
     from tests.cycles.wire import envelope
 
     # Nor is the recompute a contribution or retraction queues run in-process at its commit: it is timed here.
     hooks.cycles_changed.disconnect(dispatch_uid="leaderboard.recompute")
-    queued: list[tuple[str, int]] = []
-    recompute._queue_cycles_export = lambda snapshot_id: queued.append(("export", snapshot_id))  # type: ignore[assignment]
-    recompute._queue_window_warming = lambda snapshot_id: queued.append(("warm", snapshot_id))  # type: ignore[assignment]
+    snapshot_published.disconnect(dispatch_uid="leaderboard.after_publish")
     config = replace(scoring_config(), resamples=resamples)
 
     def read_and_score() -> tuple[float, float, int, int]:  # the cells are let go of before publishing

@@ -5,7 +5,6 @@ from __future__ import annotations
 import http.client
 import os
 import shutil
-import socket
 import subprocess
 import sys
 import time
@@ -17,6 +16,8 @@ from urllib.parse import urlsplit, urlunsplit
 import psycopg
 import redis
 from psycopg import sql
+
+from tests.ports import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 T = TypeVar("T")
@@ -43,12 +44,6 @@ def recreate_database(admin_url: str, name: str) -> None:
     drop_database(admin_url, name)
     with psycopg.connect(admin_url, autocommit=True) as conn:
         conn.execute(sql.SQL("CREATE DATABASE {}").format(sql.Identifier(name)))
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 def server_environment(database_url: str, redis_url: str, *, name: str, **extra: str) -> dict[str, str]:

@@ -39,7 +39,7 @@ sys.path.insert(0, str(REPO))
 
 from bench import scratch  # noqa: E402
 from bench.downloads import load_cycles, manage  # noqa: E402
-from bench.proxy import (  # noqa: E402
+from tests.caddy import (  # noqa: E402
     SlowReaders,
     held_uploads,
     percentile,
@@ -48,6 +48,7 @@ from bench.proxy import (  # noqa: E402
     stop_caddy,
     wait_for_tls,
 )
+from tests.ports import free_port  # noqa: E402
 
 GOAL_RATIO = 3.0
 PAGES = ["/", "/methodology/", "/data/", "/api/v1/stats"]
@@ -62,7 +63,7 @@ UPLOAD_BYTES = 64 * 1024 * 1024
 
 
 def deployed_gunicorn(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
-    port = scratch.free_port()
+    port = free_port()
     env = {**env, "GUNICORN_BIND": f"127.0.0.1:{port}"}
     command = [str(Path(sys.executable).with_name("gunicorn")), "-c", "deploy/gunicorn.conf.py", "pragmatikos.wsgi"]
     server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)

@@ -116,11 +116,6 @@ class LocalCoordinator:
             self.pending = 0
             return True
 
-    def take_pending(self) -> bool:
-        with self.guard:
-            was, self.pending = self.pending, 0
-        return bool(was)
-
     def is_pending(self) -> bool:
         return bool(self.pending)
 

@@ -1,7 +1,7 @@
 """How pages are kept: per snapshot, in the shared cache and in each process, with ETags and 304s.
 
 A page's cache key names the snapshot it shows and the cache generation, which every publish bumps
-(leaderboard.current.snapshot_published, run on the publishing transaction's commit). Only answers of 200 are kept.
+(leaderboard.published.serve_new_snapshot, run on the publishing transaction's commit). Only answers of 200 are kept.
 An unreachable cache reads as a miss (soft_cache): pages are then built from PostgreSQL and kept in
 this process only.
 """

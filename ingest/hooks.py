@@ -2,26 +2,30 @@
 
 The ingest sits below the rankings: it announces that stored cycles changed (the rankings connect to
 the signal when they start, LeaderboardConfig.ready), and it asks for the id of the newest published
-ranking (the 202 reports it) of the function settings.NEWEST_SNAPSHOT_ID names.
+ranking (the 202 reports it) of the function the rankings provide to newest_snapshot_reader (also in
+LeaderboardConfig.ready).
 """
 
 import logging
-from collections.abc import Callable
 
-from django.conf import settings
 from django.dispatch import Signal
-from django.utils.module_loading import import_string
+
+from core.hooks import Hook
 
 log = logging.getLogger(__name__)
 
 # Sent after a commit that changed stored cycles: a contribution that inserted or updated rows, a retraction.
 cycles_changed = Signal()
 
+# The newest published ranking's id, None before any.
+newest_snapshot_reader: Hook[[], int | None] = Hook("the newest published snapshot's id")
+
 
 def newest_snapshot_id() -> str | None:
-    """The id of the newest published ranking, as the 202 body and the stats report it; None before any."""
-    reader: Callable[[], int | None] = import_string(settings.NEWEST_SNAPSHOT_ID)
-    newest = reader()
+    """The id of the newest published ranking, as the 202 body and the stats report it; None before any (or with
+    no rankings installed)."""
+    reader = newest_snapshot_reader.provider()
+    newest = None if reader is None else reader()
     return None if newest is None else str(newest)
 
 

@@ -284,17 +284,6 @@ def _column_type(field: models.Field[Any, Any] | None) -> str:
     return column_type
 
 
-def store_made_cycles(cycles: list[Cycle], *, batch_size: int | None = None) -> list[Cycle]:
-    """Store cycles made outside a contribution (the demo pool, tests) and number their contributors' first cycles.
-
-    Contributions go through contribute(); both number contributors the same way (assign_numbers).
-    """
-    with transaction.atomic():
-        created = Cycle.objects.bulk_create(cycles, batch_size=batch_size)
-        Contributor.objects.filter(id__in={cycle.contributor_id for cycle in created}).assign_numbers()
-    return created
-
-
 def store_made_facts(facts: Mapping[int, Sequence[Mapping[str, Any]]], *, generated: datetime, now: datetime) -> int:
     """Store cycles made outside a contribution (the demo pool) by contributor id, each a mapping of stored
     field names, with the contribution's own insert (COPY on PostgreSQL); returns how many were stored.

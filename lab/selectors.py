@@ -12,7 +12,7 @@ from lab.models import LabRun, LabSource, ModelAlias
 from lab.names import canonical_model
 from lab.services import LAB_GENERATION_KEY
 from lab.summary import Run
-from leaderboard.current import Published
+from leaderboard.published import Published
 from scoring.shapes import PoolDocument
 
 

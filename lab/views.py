@@ -15,7 +15,7 @@ from lab import beside_chart, charts, field, selectors
 from lab.aliases import STARTER_ALIASES
 from lab.models import LabSource
 from lab.summary import Row, summary_rows
-from leaderboard.current import Lazy
+from leaderboard.published import Lazy
 from pages.contexts import colours_of
 from pages.serving import cached_page, render_page
 from scoring.shapes import View

@@ -1,8 +1,9 @@
-"""Recomputing the rankings: asked for (request), run while owed (run_owed), published (publish).
+"""Recomputing the rankings: run while owed (run_owed), published (publish).
 
 A recompute scores every stored cycle and publishes a snapshot in one transaction; contributions only
-mark one owed, and the lock and owed flag (coordination.py) decide who runs it and when. The thin
-Celery tasks (tasks.py) call run_owed.
+mark one owed (tasks.request_recompute), and the lock and owed flag (coordination.py) decide who runs it and
+when. The thin Celery tasks (tasks.py) call run_owed; a publish announces itself on commit
+(published.snapshot_published), and the tasks queue what follows it.
 """
 
 import datetime as dt
@@ -21,14 +22,15 @@ from core.times import iso_z
 from ingest.models import Contributor
 from ingest.selectors import retracted_after, retractions_seen
 from ingest.services import hold_retractions
-from leaderboard import current, cycles_file
+from leaderboard import cycles_file
 from leaderboard.cells import cells_fingerprint, pool_cells
 from leaderboard.coordination import Coordinator, coordinator, exclusive
 from leaderboard.lenses import HARNESSES_KEY, shown_harnesses
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.public_names import name_decisions
-from leaderboard.selectors import AXIS_SAMPLES_KEY, newest_snapshot, read_document, scoring_config
-from scoring.cells import prepare_cells, score_cells
+from leaderboard.published import announce_published, newest_snapshot, read_document
+from leaderboard.selectors import AXIS_SAMPLES_KEY, scoring_config
+from scoring import prepare_cells, score_cells
 from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)
@@ -40,15 +42,6 @@ PUBLISH_ATTEMPTS = 3
 
 class RetractedMeanwhile(Exception):
     """A retraction committed after the pool was read: what was scored from it is not published."""
-
-
-def request(**signal: object) -> None:
-    """A recompute is owed: mark it and queue a run. ingest.hooks.cycles_changed's receiver (a contribution or
-    retraction committed); also called as it is."""
-    from leaderboard.tasks import recompute_rankings
-
-    coordinator().mark_pending()
-    recompute_rankings.delay()
 
 
 @dataclass(frozen=True)
@@ -79,7 +72,7 @@ def run_owed(*, owe: bool = False) -> Ran:
 
 def newest_is_unreadable() -> bool:
     """Whether the newest snapshot was stored under another document version, so it is not served
-    (selectors.read_document): a release that moves the version leaves it so until a recompute publishes."""
+    (published.read_document): a release that moves the version leaves it so until a recompute publishes."""
     newest = Snapshot.objects.order_by("-id").only("id", "document").first()
     return newest is not None and read_document(newest.document) is None
 
@@ -131,7 +124,7 @@ def _publish_once(*, force: bool) -> Snapshot | None:
     demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
     is_demo = bool(demo_ids) and bool(cells.frame["contributor"].isin(demo_ids).any())
     previous = newest_snapshot()
-    # A snapshot stored under another document version is not served (selectors.read_document): replace it.
+    # A snapshot stored under another document version is not served (published.read_document): replace it.
     unchanged = previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo
     if not force and previous is not None and unchanged and read_document(previous.document) is not None:
         log.info("recompute: pool unchanged since snapshot %s", previous.id)
@@ -213,9 +206,8 @@ def _store(
         hold_retractions()
         if retracted_after(retractions):
             raise RetractedMeanwhile
-        transaction.on_commit(current.snapshot_published)
-        transaction.on_commit(lambda: _queue_cycles_export(snapshot.id))
-        transaction.on_commit(lambda: _queue_window_warming(snapshot.id))
+        # On commit the pages serve it and the worker writes its cycles.csv and warms its windows.
+        transaction.on_commit(lambda: announce_published(snapshot.id))
     return snapshot
 
 
@@ -242,20 +234,8 @@ def _keep_history_bounded(newest: Snapshot) -> None:
     older.exclude(document={}).update(document={})
 
 
-def _queue_cycles_export(snapshot_id: int) -> None:
-    from leaderboard.tasks import export_cycles
-
-    export_cycles.delay(snapshot_id)
-
-
 def export_newest_cycles() -> None:
     """Write the newest snapshot's cycles.csv if it is missing (a no-op when it is there)."""
     snapshot = newest_snapshot()
     if snapshot is not None:
         cycles_file.write_cycles_export(snapshot_id=snapshot.id)
-
-
-def _queue_window_warming(snapshot_id: int) -> None:
-    from leaderboard.tasks import warm_windows
-
-    warm_windows.delay(snapshot_id)

@@ -1,25 +1,22 @@
-"""Reads of the leaderboard: the published snapshots, their history and samples, the scoring input."""
+"""Reads of the leaderboard beside the published snapshot (leaderboard.published): its history and samples, the
+scoring input."""
 
 import datetime as dt
-import hashlib
 import io
 import json
-from typing import Any, cast
+from typing import Any
 
-import numpy as np
 import pandas as pd
 from django.conf import settings
 from django.db import connection
 from django.db.models.fields.json import KeyTransform
 
 from core.backend import bulk_statements, copy_out
-from core.times import iso_z
 from ingest.selectors import pool_cycles
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.public_names import NameDecisions, counted_contributor, name_decisions, public_name_rule
 from scoring import CYCLE_COLUMNS, ScoringConfig
 from scoring.public_labels import fold_unshown_names
-from scoring.shapes import DOCUMENT_VERSION, PoolDocument
 
 # The scoring input (the columns the scorer reads, in the order the one query selects them) and the harness, so
 # that cells summed from these cycles (the embedded default's) keep it for the lenses.
@@ -57,18 +54,6 @@ def configured_method() -> dict[str, Any]:
     """The method's numbers as the next recompute will use them, named as a document's meta names them."""
     config = scoring_config()
     return {"minJudged": config.min_judged, "evidenceK": config.evidence_k, "resamples": config.resamples}
-
-
-def newest_snapshot() -> Snapshot | None:
-    """The newest published snapshot as stored (what the recompute and the day windows start from); the pages
-    read leaderboard.current.current_snapshot, the one this process serves."""
-    return Snapshot.objects.published().first()
-
-
-def newest_snapshot_id() -> int | None:
-    """The newest published snapshot's id, None before any."""
-    newest: int | None = Snapshot.objects.published().values_list("id", flat=True).first()
-    return newest
 
 
 HistoryRow = tuple[int, dt.datetime, float, float | None, float | None]
@@ -204,41 +189,3 @@ def cycles_frame(
     counted = frozenset(cycles.loc[counted_rows, "contributor"].unique().tolist())
     rule = public_name_rule(counted=counted, decisions=name_decisions() if decisions is None else decisions)
     return fold_unshown_names(cycles, rule)
-
-
-def cycles_fingerprint(frame: pd.DataFrame, config: ScoringConfig) -> str:
-    """A digest of what a recompute would score; equal digests give equal rankings."""
-    digest = hashlib.sha256(repr(config).encode())
-    if not frame.empty:
-        # Sorted row hashes: the same rows in another scan order are the same pool.
-        rows = np.sort(pd.util.hash_pandas_object(frame, index=False).to_numpy())
-        digest.update(rows.tobytes())
-    return digest.hexdigest()
-
-
-def read_document(stored: object) -> PoolDocument | None:
-    """A stored document in the shape scoring.shapes names, or None for one stored under another version.
-
-    Only the engine writes these, so the version vouches for every key: nothing downstream re-checks them.
-    A snapshot stored under an older version is not read at all (as if not yet published) rather than read
-    with fallbacks; the next recompute, or `manage.py recompute --force`, replaces it.
-    """
-    if not isinstance(stored, dict):
-        return None
-    meta = stored.get("meta")
-    if not isinstance(meta, dict) or meta.get("document_version") != DOCUMENT_VERSION:
-        return None
-    return cast(PoolDocument, stored)
-
-
-def snapshot_document(snapshot: Snapshot) -> PoolDocument | None:
-    """The published document with the snapshot's own identity in its meta; None when stored under another
-    document version (read_document)."""
-    stored = read_document(snapshot.document)
-    if stored is None:
-        return None
-    meta = stored["meta"].copy()
-    meta["snapshot"] = str(snapshot.id)
-    meta["generated"] = iso_z(snapshot.created_at)
-    meta["demo"] = snapshot.is_demo
-    return PoolDocument(meta=meta, views=stored["views"])

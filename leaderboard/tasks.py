@@ -1,4 +1,6 @@
-"""Thin tasks: the work is in leaderboard.recompute, windows and cycles_file.
+"""Thin tasks: the work is in leaderboard.recompute, windows and cycles_file; and the receivers that queue them
+(connected in LeaderboardConfig.ready): a recompute when cycles changed, the export and the windows' warming
+when a snapshot is published.
 
 Tasks are acknowledged late and put back when their worker dies (settings), and the
 recompute ones are safe to run twice: the lock and the pending flag decide what runs.
@@ -10,6 +12,7 @@ from celery import shared_task
 from celery.signals import worker_ready
 
 from leaderboard import cycles_file, recompute, windows
+from leaderboard.coordination import coordinator
 
 # Tasks keep the names of the module they were first written in: a deployed broker may still hold
 # queued ones, and beat names them (settings.CELERY_BEAT_SCHEDULE).
@@ -66,3 +69,17 @@ def _check_owed_on_start(**_: Any) -> None:
     # A worker starting after a crash picks up the recompute the crash left owed; one starting after a release
     # that moved the document version republishes at once, so the pages are not left without a ranking.
     recompute_on_start.delay()
+
+
+def request_recompute(**signal: object) -> None:
+    """A recompute is owed: mark it and queue a run. ingest.hooks.cycles_changed's receiver (a contribution or
+    retraction committed)."""
+    coordinator().mark_pending()
+    recompute_rankings.delay()
+
+
+def queue_after_publish(*, snapshot_id: int, **signal: object) -> None:
+    """leaderboard.published.snapshot_published's receiver: write the new snapshot's cycles.csv and warm its
+    windows, on the worker."""
+    export_cycles.delay(snapshot_id)
+    warm_windows.delay(snapshot_id)

@@ -17,16 +17,15 @@ from core.errors import RETRY_AFTER, ErrorSerializer, api_error
 from core.page_cache import cached_response
 from core.throttles import address_digest
 from ingest.contract_rules import FIRST_DAY
-from leaderboard.current import published_snapshot, serving_snapshot
+from leaderboard.published import published_snapshot, serving_snapshot
 from leaderboard.windows import (
     WindowBusy,
     WindowError,
     WindowLimited,
     from_snapshot,
-    read_days,
-    read_harness,
     scoped_document,
 )
+from pages.query import read_days, read_harness
 from scoring.shapes import VIEWS
 
 # A day, or empty for no bound; the range moves with the clock, so it is said in words.

@@ -13,10 +13,10 @@ from typing import Any
 import numpy as np
 from django.conf import settings
 
-from leaderboard.current import Published
 from leaderboard.lenses import published_harnesses
+from leaderboard.published import Published
 from leaderboard.selectors import HistoryRow, scoring_config
-from leaderboard.windows import Window, lens_query, window_query
+from leaderboard.windows import Window
 from pages.charts import (
     HistoryPoint,
     axis_strip,
@@ -42,6 +42,7 @@ from pages.presenters import (
     variance_share_words,
     view_colours,
 )
+from pages.query import lens_query, window_query
 from pages.verdict import verdict
 from pages.wording import (
     ADJUSTED_ODDS_WORDS,

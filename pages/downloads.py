@@ -47,9 +47,9 @@ from core.http import param as query_param
 from core.page_cache import mark_cacheable, not_modified, page_etag
 from core.times import iso_z
 from leaderboard import cycles_file, served_exports
-from leaderboard.current import Lazy, serving_snapshot
-from leaderboard.windows import WINDOW_PARAMETERS, read_window
+from leaderboard.published import Lazy, serving_snapshot
 from pages import presenters, wording
+from pages.query import WINDOW_PARAMETERS, read_window
 from pages.serving import chosen_view, render_page
 from pages.windowed import windowed_document
 from scoring.shapes import PAIRING_VIEWS, View

@@ -1,5 +1,5 @@
 """How a page is answered: rendered with the words every page uses, for the ?view= asked for, and kept
-per published snapshot (core.page_cache, leaderboard.current)."""
+per published snapshot (core.page_cache, leaderboard.published)."""
 
 from collections.abc import Callable
 from typing import Any
@@ -9,7 +9,7 @@ from django.template.loader import render_to_string
 
 from core.http import param
 from core.page_cache import cached_response
-from leaderboard.current import Lazy, serving_snapshot
+from leaderboard.published import Lazy, serving_snapshot
 from pages.wording import DEFAULT_VIEW, EVERY_PAGE, VIEW_TITLES
 
 

@@ -21,12 +21,13 @@ from core.throttles import ThrottleUnavailableError, address_wait
 from ingest.contract import parse_install
 from ingest.services import retract
 from leaderboard import selectors
-from leaderboard.current import Lazy, Published, current_snapshot, serving_snapshot
-from leaderboard.windows import Window, lens_parts, read_window
+from leaderboard.published import Lazy, Published, current_snapshot, serving_snapshot
+from leaderboard.windows import Window
 from pages import changelog, contexts, downloads, lab_links, matrix, pairing_sides, presenters, wording
 from pages.axis_differences import compared
 from pages.compare_chart import advantages_context
 from pages.lenses import lens_scores, partial_if_pending
+from pages.query import lens_parts, read_window
 from pages.serving import cached_page, chosen_view, render_page
 from pages.switching import switch_context
 from pages.windowed import Windowed, windowed_document, windowed_page

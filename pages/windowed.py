@@ -1,7 +1,7 @@
 """A ranking page's document in its window: the published snapshot's for all time, else scored on demand.
 
 The leaderboard, the matrix, the pairing page, compare and rankings.csv read their window the same way
-(windows.read_window: days and a harness lens) and answer the same statuses: 400 for a window that cannot be
+(pages.query.read_window: days and a harness lens) and answer the same statuses: 400 for a window that cannot be
 read or a harness the pool does not show, 429 or 503 with Retry-After when a new window cannot be computed
 now (all time is shown instead, with the reason).
 """
@@ -17,8 +17,9 @@ from django.utils.cache import patch_cache_control
 from core.http import param
 from core.throttles import address_digest
 from leaderboard import windows
-from leaderboard.current import Lazy, Published
-from leaderboard.windows import WINDOW_PARAMETERS, Window, from_snapshot, lens_parts, read_window
+from leaderboard.published import Lazy, Published
+from leaderboard.windows import Window, from_snapshot
+from pages.query import WINDOW_PARAMETERS, lens_parts, read_window
 from pages.serving import cached_page, render_page
 from scoring.shapes import PoolDocument
 

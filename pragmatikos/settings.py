@@ -138,11 +138,6 @@ if EMBEDDED:
 else:
     DATABASES = {"default": database_from_url(DATABASE_URL)}
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
-# Who tells the ingest the newest published ranking (ingest.hooks): the ingest never imports the rankings.
-NEWEST_SNAPSHOT_ID = "leaderboard.selectors.newest_snapshot_id"
-# Who tells the field's pages whether the lab has runs of a model or pairing (pages.lab_links): the pages
-# never import the lab. Empty: no page links to the lab.
-LAB_PRESENCE = "lab.presence.in_the_lab"
 
 REDIS_URL = envstr("REDIS_URL", "")
 # Connect and read timeout of the web process's Redis clients, all made by core.redis_breaker.client (the

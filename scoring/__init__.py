@@ -1,11 +1,13 @@
 """The scoring method (specs A1-A5, B1-B3) as pure functions over arrays: no Django here.
 
-score_pool takes one row per stored cycle (columns CYCLE_COLUMNS), then enrich_document adds B3 and rank ranges;
-the service does both on the pool's cells instead (scoring.cells.score_cells: the same document from fewer rows);
-the compare page calls compare_from_samples on the samples score_pool kept. The vocabulary (views, axes, tiers,
-thresholds) is scoring.shapes.
+The service scores the pool's cells: prepare_cells, then score_cells (scoring.cells), which also adds B3 and rank
+ranges (enrich_document); the compare page calls compare_from_samples on the samples it kept. score_pool is the
+reference scorer: the same method on one row per stored cycle (columns CYCLE_COLUMNS), which the tests and
+benchmarks hold score_cells to (its document equal to score_pool's followed by enrich_document). The vocabulary
+(views, axes, tiers, thresholds) is scoring.shapes.
 """
 
+from scoring.cells import Cells, prepare_cells, score_cells
 from scoring.compare import Comparison, GroupNotRanked, compare_from_samples, compare_groups
 from scoring.document import Samples, ScoredPool, ScoringConfig, score_pool
 from scoring.enrich import enrich_document
@@ -18,6 +20,7 @@ __all__ = [
     "PAIRING_VIEWS",
     "TIERS",
     "VIEWS",
+    "Cells",
     "Comparison",
     "GroupNotRanked",
     "Samples",
@@ -26,5 +29,8 @@ __all__ = [
     "compare_from_samples",
     "compare_groups",
     "enrich_document",
+    "prepare_cells",
+    "score_cells",
+    # The reference scorer, on cycles: what the tests and benchmarks hold score_cells to.
     "score_pool",
 ]

@@ -172,11 +172,6 @@ def cell_group_sums(
     return out
 
 
-def resampled_scores(layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K) -> FloatArray:
-    """(B, G) scoreAdj of the ranked groups under each row of cell counts."""
-    return resampled_scores_and_axes(layout, cell_counts, evidence_k)[0]
-
-
 def resampled_scores_and_axes(
     layout: ResampleLayout, cell_counts: IntArray, evidence_k: int = EVIDENCE_K
 ) -> tuple[FloatArray, FloatArray]:

@@ -17,13 +17,11 @@ from dataclasses import dataclass
 from typing import Literal
 
 import numpy as np
-import pandas as pd
 
-from scoring.axis_samples import DIRECTION, decode, encode
-from scoring.compare import PairedInterval, paired_interval, ranked_pair
-from scoring.document import ScoringConfig
+from scoring.axis_samples import DIRECTION
+from scoring.compare import PairedInterval, paired_interval
 from scoring.finishing import log_distance
-from scoring.shapes import AXES, AXIS_TIER, TIER_NAMES, FloatArray, ViewName
+from scoring.shapes import AXES, AXIS_TIER, TIER_NAMES, FloatArray
 
 Side = Literal["A", "B", "even"]
 
@@ -128,19 +126,3 @@ def switch_summary(differences: Sequence[AxisDifference]) -> SwitchSummary:
             same.append(tier)
     with_interval = sum(d.ci is not None for d in differences)
     return SwitchSummary(clear=tuple(clear), same_tiers=tuple(same), with_interval=with_interval)
-
-
-def compare_axes_of_groups(
-    cycles: pd.DataFrame, config: ScoringConfig, *, view: ViewName, label_a: str, label_b: str
-) -> tuple[AxisDifference, ...]:
-    """The same comparison bootstrapping the cycles afresh (all time): what the stored samples must reproduce."""
-    pair = ranked_pair(cycles, config, view=view, label_a=label_a, label_b=label_b, keep_axes=True)
-    adj, codes = pair.result.scorecard.finished.adj, pair.result.axis_codes
-    return compare_axes_from_samples(
-        adj_a=[float(v) for v in adj[pair.a]],
-        adj_b=[float(v) for v in adj[pair.b]],
-        logs_a=None if codes is None else decode(encode(codes[:, pair.a, :])),
-        logs_b=None if codes is None else decode(encode(codes[:, pair.b, :])),
-        contributors_a=pair.contributors_a,
-        contributors_b=pair.contributors_b,
-    )

@@ -349,6 +349,9 @@ def score_pool(
 ) -> ScoredPool:
     """Score all six views of the cycles in scope: the document shaped as pool.json and the samples it drew.
 
+    The reference scorer: the service scores cells (scoring.cells.score_cells), and the tests and benchmarks
+    hold that to this, on the same cycles.
+
     `cycles` holds one row per stored cycle (judged or not) of non-retracted contributors, with the columns
     scoring.CYCLE_COLUMNS. The bootstrap runs once: the samples are the draws the document's intervals come from.
     A caller that prepared the same cycles (for enrichment too) may pass `prepared` to spare preparing them again.

@@ -11,6 +11,29 @@ from tests.demo_pool import demo_snapshot, published_demo
 __all__ = ["demo_snapshot", "published_demo"]
 
 
+# The fixtures through which a test reaches the database (the demo pool's too, through db).
+_DATABASE_FIXTURES = frozenset({"db", "transactional_db", "django_db_setup", "live_server"})
+_SLOW_FOLDERS = frozenset({"deploy", "e2e"})
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Mark what each test needs, so a run can choose (-m "not slow") and a run without PostgreSQL skips rather
+    than fails: `postgres` on every test that touches the database (the service's queries, COPY and the cells'
+    triggers are PostgreSQL's), `slow` on those that start real workers, servers or browsers."""
+    from django.db import connection
+
+    on_postgres = connection.vendor == "postgresql"
+    no_postgres = pytest.mark.skip(reason="needs PostgreSQL: set DATABASE_URL (make test does)")
+    for item in items:
+        if item.get_closest_marker("django_db") or _DATABASE_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.postgres)
+            if not on_postgres:
+                item.add_marker(no_postgres)
+        folder = item.path.relative_to(config.rootpath).parts[1:2]
+        if item.get_closest_marker("worker") or item.get_closest_marker("browser") or set(folder) & _SLOW_FOLDERS:
+            item.add_marker(pytest.mark.slow)
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """Under pytest-xdist each worker process gets a Redis database of its own (the next numbers after
     REDIS_URL's), since the tests clear the cache and run Celery workers over it; the test database is

@@ -21,8 +21,9 @@ from django.db import transaction
 from ingest.contract import STORED_FIELDS
 from ingest.models import Contributor, Cycle, NameSighting
 from ingest.services import store_made_facts
-from leaderboard import current, demo
+from leaderboard import demo
 from leaderboard.models import GroupScore, Snapshot
+from leaderboard.published import serve_new_snapshot
 
 # Smaller than the make-run demo so the one recompute per test process takes well under a second.
 TEST_CYCLES = 1500
@@ -73,10 +74,10 @@ def put_back(published: PublishedDemo) -> Snapshot:
         # A copy: tests edit the document they are given.
         snapshot = Snapshot.objects.create(**copy.deepcopy(published.snapshot))
         GroupScore.objects.bulk_create([GroupScore(snapshot=snapshot, **score) for score in published.scores])
-        # What the publish (leaderboard.recompute._store) runs on commit that the pages read: the cached pages
-        # retired. As for a real publish, never run in a test whose transaction is rolled back; at the commit
-        # under a live server. Its other two only queue the worker's export and window warming.
-        transaction.on_commit(current.snapshot_published)
+        # Of what a publish announces on commit (leaderboard.published.snapshot_published), what the pages read:
+        # the cached pages retired. As for a real publish, never run in a test whose transaction is rolled back;
+        # at the commit under a live server. The tasks' receiver only queues the worker's export and warming.
+        transaction.on_commit(serve_new_snapshot)
     return snapshot
 
 

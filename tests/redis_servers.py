@@ -1,18 +1,20 @@
 """Redis servers of a test's own: settings that point the cache at one, and a redis-server that a test
-starts, can hang (SIGSTOP: it keeps its port open and answers nothing) and stops. The machine's own
-Redis is never touched."""
+starts, can hang (SIGSTOP: it keeps its port open and answers nothing) and stops. The one way the tests start
+a Redis of their own (`with OwnRedis() as server`, or a fixture around it); the machine's own Redis is never
+touched."""
 
 import shutil
 import signal
 import subprocess
 import time
+from types import TracebackType
 from typing import Any
 
 import pytest
 import redis
 from django.conf import settings
 
-from bench.scratch import free_port
+from tests.ports import free_port
 
 
 def redis_cache(port: int) -> dict[str, Any]:
@@ -50,6 +52,18 @@ class OwnRedis:
                     raise
                 time.sleep(0.05)
         probe.close()
+
+    @property
+    def url(self) -> str:
+        return f"redis://127.0.0.1:{self.port}/0"
+
+    def __enter__(self) -> "OwnRedis":
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.close()
 
     def hang(self) -> None:
         """Stop the server without closing its port: connections are accepted, nothing is answered."""

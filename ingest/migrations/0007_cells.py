@@ -9,96 +9,22 @@
 import django.db.models.deletion
 from django.db import migrations, models
 
-KEY = "contributor_id, day, harness, model, effort, planner_model, planner_effort, builder_model, builder_effort, judged"
-SHIPPED = "shipped = 1"
-# Each sum of scoring spec A2 and each tally, as (column, per-cycle value, the cycles it counts).
-PER_CYCLE = (
-    ("hjudged", "1", "true"),
-    ("hshipJudged", "1", "ship_status = 0"),
-    ("hshipped", "1", SHIPPED),
-    ("hshippedCosted", "1", f"{SHIPPED} AND cost_usd > 0"),
-    ("huShip", "human_turns", SHIPPED),
-    ("hhrsShip", "active_hours::numeric(40, 20)", SHIPPED),
-    ("hcostShip", "cost_usd::numeric(40, 20)", SHIPPED),
-    ("hone", "1", f"{SHIPPED} AND (human_turns = 1 OR (planner_model <> '' AND human_turns <= 2))"),
-    ("hedits", "edits", "true"),
-    ("hteerr", "edit_errors", "true"),
-    ("hver", "1", "verified = 1"),
-    ("habort", "1", "intervened = 1"),
-    ("hu", "human_turns", "true"),
-    ("pending", "1", "ship_status = 1"),
-    ("unshippable", "1", "ship_status = 2"),
-    ("shipJudgedShipped", "1", f"ship_status = 0 AND {SHIPPED}"),
-)
-# {source}: the changed cycles, each with its sign.
-DELTA = f"""
-    WITH delta AS ({{source}}),
-    keyed AS (SELECT *, (assistant_steps > 0 AND edits > 0 AND edit_paths = 1) AS judged FROM delta)
-"""
-ADD_CELLS = DELTA + f"""
-    INSERT INTO ingest_cell ({KEY}, {", ".join(f'"{name}"' for name, _, _ in PER_CYCLE)})
-    SELECT {KEY}, {", ".join(f"coalesce(sum(sign * {value}) FILTER (WHERE {rule}), 0)" for _, value, rule in PER_CYCLE)}
-    FROM keyed GROUP BY {KEY}
-    ON CONFLICT ({KEY}) DO UPDATE SET
-    {", ".join(f'"{name}" = ingest_cell."{name}" + excluded."{name}"' for name, _, _ in PER_CYCLE)}
-"""
-ADD_LATENCIES = DELTA + f"""
-    INSERT INTO ingest_cell_latency (cell_id, latency, weight)
-    SELECT cell.id, keyed.step_seconds_median, sum(keyed.sign * keyed.assistant_steps)
-    FROM keyed JOIN ingest_cell AS cell USING ({KEY})
-    WHERE keyed.judged AND keyed.step_seconds_median >= 0
-    GROUP BY cell.id, keyed.step_seconds_median
-    ON CONFLICT (cell_id, latency) DO UPDATE SET weight = ingest_cell_latency.weight + excluded.weight
-"""
-DROP_EMPTIED = """
-    DELETE FROM ingest_cell_latency WHERE weight = 0;
-    DELETE FROM ingest_cell WHERE hjudged = 0;
-"""
-TRIGGERS = f"""
--- Memory enough to hash a large contribution's cells rather than sort them on disk. No order is needed against
--- deadlocks: a cell holds one contributor's cycles, and one install's writes take turns (ingest.services).
-CREATE FUNCTION ingest_cell_apply() RETURNS trigger LANGUAGE plpgsql SET work_mem = '64MB' AS $function$
-DECLARE
-    source text := CASE TG_OP
-        WHEN 'INSERT' THEN 'SELECT 1 AS sign, * FROM added'
-        WHEN 'DELETE' THEN 'SELECT -1 AS sign, * FROM removed'
-        ELSE 'SELECT 1 AS sign, * FROM added UNION ALL SELECT -1 AS sign, * FROM removed'
-    END;
-BEGIN
-    EXECUTE replace($apply${ADD_CELLS}$apply$, '{{source}}', source);
-    EXECUTE replace($apply${ADD_LATENCIES}$apply$, '{{source}}', source);
-    {DROP_EMPTIED}
-    RETURN NULL;
-END
-$function$;
-CREATE TRIGGER ingest_cell_insert AFTER INSERT ON ingest_cycle
-    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION ingest_cell_apply();
-CREATE TRIGGER ingest_cell_update AFTER UPDATE ON ingest_cycle
-    REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION ingest_cell_apply();
-CREATE TRIGGER ingest_cell_delete AFTER DELETE ON ingest_cycle
-    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION ingest_cell_apply();
-"""
-UNTRIGGER = """
-DROP TRIGGER ingest_cell_insert ON ingest_cycle;
-DROP TRIGGER ingest_cell_update ON ingest_cycle;
-DROP TRIGGER ingest_cell_delete ON ingest_cycle;
-DROP FUNCTION ingest_cell_apply();
-"""
+# The trigger SQL, as this migration runs it, is named in ingest/cell_triggers.py (its _0007 texts).
+from ingest.cell_triggers import ADD_CELLS_0007, ADD_LATENCIES_0007, STORED, TRIGGERS_0007, UNTRIGGER_0007
 
 
 def keep_cells(apps, schema_editor):
     if schema_editor.connection.vendor != "postgresql":
         return
-    stored = "SELECT 1 AS sign, * FROM ingest_cycle"
     schema_editor.execute("LOCK TABLE ingest_cycle IN SHARE MODE")
-    schema_editor.execute(ADD_CELLS.replace("{source}", stored))
-    schema_editor.execute(ADD_LATENCIES.replace("{source}", stored))
-    schema_editor.execute(TRIGGERS)
+    schema_editor.execute(ADD_CELLS_0007.replace("{source}", STORED))
+    schema_editor.execute(ADD_LATENCIES_0007.replace("{source}", STORED))
+    schema_editor.execute(TRIGGERS_0007)
 
 
 def stop_keeping_cells(apps, schema_editor):
     if schema_editor.connection.vendor == "postgresql":
-        schema_editor.execute(UNTRIGGER)
+        schema_editor.execute(UNTRIGGER_0007)
 
 
 class Migration(migrations.Migration):

@@ -90,18 +90,6 @@ def compare_url(view: str, a: str, b: str) -> str:
     return f"{reverse('compare')}?{urlencode({'view': view, 'a': a, 'b': b})}"
 
 
-@register.simple_tag
-def leaderboard_url(view: str, window: str = "all", since: object = None, until: object = None) -> str:
-    query = {"view": view}
-    if window != "all":
-        query["window"] = window
-        if since:
-            query["since"] = str(since)
-        if until:
-            query["until"] = str(until)
-    return f"{reverse('leaderboard')}?{urlencode(query)}"
-
-
 @register.filter
 def get_item(mapping: object, key: str) -> object:
     return mapping.get(key) if isinstance(mapping, dict) else None

@@ -1,14 +1,10 @@
 """The rate throttles admit exactly their limit however many requests race for it."""
 
-import shutil
-import socket
 import subprocess
 import threading
-import time
 import uuid
 from collections import Counter
 from collections.abc import Callable, Iterator
-from pathlib import Path
 
 import pytest
 import redis
@@ -19,6 +15,7 @@ from rest_framework.test import APIRequestFactory
 from rest_framework.views import APIView
 
 from core.throttles import AddressRateThrottle, InstallRateThrottle, ThrottleUnavailableError, parse_rate
+from tests.redis_servers import OwnRedis
 
 THREADS = 16
 
@@ -107,33 +104,12 @@ def test_it_keeps_the_counters_under_a_keyed_hash_of_the_address() -> None:
 
 
 @pytest.fixture
-def own_redis(tmp_path: Path) -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
+def own_redis() -> Iterator[tuple[str, subprocess.Popen[bytes]]]:
     """A redis-server of this test's own on a free port, to stop without touching the shared one."""
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen(
-        ["redis-server", "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--dir", str(tmp_path)],
-        stdout=subprocess.DEVNULL,
-    )
-    url = f"redis://127.0.0.1:{port}/0"
-    try:
-        deadline = time.monotonic() + 10
-        while True:
-            try:
-                redis.Redis.from_url(url).ping()
-                break
-            except redis.ConnectionError:
-                assert time.monotonic() < deadline, "redis-server did not start"
-                time.sleep(0.05)
-        yield url, server
-    finally:
-        if server.poll() is None:
-            server.terminate()
-            server.wait()
+    with OwnRedis() as server:
+        yield server.url, server.process
 
 
-@pytest.mark.skipif(shutil.which("redis-server") is None, reason="needs redis-server to start one of its own")
 def test_it_fails_closed_with_503_when_redis_goes_down_between_requests(own_redis) -> None:  # type: ignore[no-untyped-def]
     url, server = own_redis
     request = request_from("198.51.100.14")

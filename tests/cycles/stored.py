@@ -7,10 +7,10 @@ from collections.abc import Iterable, Mapping
 from datetime import timedelta
 from typing import Any
 
+from django.db import transaction
 from django.utils import timezone
 
 from ingest.models import Contributor, Cycle, NameSighting, install_hash
-from ingest.services import store_made_cycles
 from scoring.public_labels import PUBLISHED_NAME_COLUMNS
 from tests.cycles import drawn_cycles
 
@@ -36,6 +36,15 @@ def store_cycles(contributor: Contributor, cycles: Iterable[Mapping[str, Any]]) 
     names = {getattr(cycle, field) for cycle in stored for field in PUBLISHED_NAME_COLUMNS} - {""}
     sight_names(contributor, names, days=(now.date() - contributor.first_seen.date()).days + 1)
     return stored
+
+
+def store_made_cycles(cycles: list[Cycle]) -> list[Cycle]:
+    """Store cycles made outside a contribution and number their contributors' first cycles, as contribute() and
+    the demo's store_made_facts do (assign_numbers)."""
+    with transaction.atomic():
+        created = Cycle.objects.bulk_create(cycles)
+        Contributor.objects.filter(id__in={cycle.contributor_id for cycle in created}).assign_numbers()
+    return created
 
 
 def sight_names(contributor: Contributor, names: Iterable[str], *, days: int) -> None:

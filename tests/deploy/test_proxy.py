@@ -13,7 +13,6 @@ import json
 import shutil
 import socket
 import ssl
-import subprocess
 import tempfile
 import threading
 import time
@@ -26,30 +25,21 @@ from pathlib import Path
 import pytest
 import redis
 
+from tests.caddy import LocalhostHTTPS, start_caddy, stop_caddy, wait_for_tls
 from tests.cycles.wire import envelope
 from tests.pipeline.workers import (
-    REPO,
     deployed_gunicorn,
-    free_port,
-    own_redis_server,
     reap,
     start_worker,
     stop,
     wait_for_line,
 )
+from tests.redis_servers import OwnRedis
 
 pytestmark = [pytest.mark.django_db(transaction=True), pytest.mark.worker]
 
 ADDRESS_LIMIT = 3
 SLOW_CLIENTS = 40
-
-
-class LocalhostHTTPS(http.client.HTTPSConnection):
-    """HTTPS to 127.0.0.1 naming `localhost` (SNI and certificate check), so nothing resolves the name."""
-
-    def connect(self) -> None:
-        raw = socket.create_connection(("127.0.0.1", self.port), self.timeout)
-        self.sock = self._context.wrap_socket(raw, server_hostname="localhost")  # type: ignore[attr-defined]
 
 
 @dataclass
@@ -80,56 +70,18 @@ class Proxy:
         return self.tls.wrap_socket(raw, server_hostname="localhost")
 
 
-def start_caddy(folder: Path, upstream_port: int) -> tuple[subprocess.Popen[bytes], int, int, Path]:
-    binary = shutil.which("caddy")
-    if binary is None:
-        pytest.skip("caddy is not installed (apt-get install caddy; .ci/run does)")
-    https_port, http_port, admin_port = free_port(), free_port(), free_port()
-    env = {
-        "PATH": "/usr/bin:/bin",
-        "HOME": str(folder),
-        "XDG_DATA_HOME": str(folder / "data"),
-        "XDG_CONFIG_HOME": str(folder / "config"),
-        "DOMAIN": "localhost",
-        "UPSTREAM": f"127.0.0.1:{upstream_port}",
-        "BIND_ADDRESS": "127.0.0.1",
-        "HTTP_PORT": str(http_port),
-        "HTTPS_PORT": str(https_port),
-        "CADDY_ADMIN": f"127.0.0.1:{admin_port}",
-    }
-    command = [binary, "run", "--config", str(REPO / "deploy" / "Caddyfile"), "--adapter", "caddyfile"]
-    log = (folder / "caddy.log").open("wb")
-    process = subprocess.Popen(command, env=env, stdout=log, stderr=subprocess.STDOUT)
-    root = folder / "data" / "caddy" / "pki" / "authorities" / "local" / "root.crt"
-    return process, https_port, http_port, root
-
-
-def wait_for_tls(process: subprocess.Popen[bytes], folder: Path, root: Path, port: int) -> ssl.SSLContext:
-    deadline = time.monotonic() + 30
-    while True:
-        assert process.poll() is None, (folder / "caddy.log").read_text(errors="replace")[-3000:]
-        if root.exists():
-            context = ssl.create_default_context(cafile=str(root))
-            try:
-                with socket.create_connection(("127.0.0.1", port), timeout=2) as raw:
-                    context.wrap_socket(raw, server_hostname="localhost").close()
-                return context
-            except (OSError, ssl.SSLError):
-                pass
-        assert time.monotonic() < deadline, (folder / "caddy.log").read_text(errors="replace")[-3000:]
-        time.sleep(0.2)
-
-
 @pytest.fixture(scope="module")
 def proxy(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) -> Iterator[Proxy]:
     """One proxy, app and worker for the module (they take seconds to start), over the test database."""
+    if shutil.which("caddy") is None:
+        pytest.skip("caddy is not installed (apt-get install caddy; .ci/run does)")
     with (
         django_db_blocker.unblock(),  # type: ignore[attr-defined]
-        own_redis_server() as (redis_port, _),
+        OwnRedis() as redis_server,
         tempfile.TemporaryDirectory() as name,
     ):
         folder = Path(name)
-        redis_url = f"redis://127.0.0.1:{redis_port}/0"
+        redis_url = redis_server.url
         worker = start_worker(("REDIS_URL", redis_url))
         try:
             wait_for_line(worker, b"ready", 60)
@@ -141,12 +93,12 @@ def proxy(django_db_setup: None, django_db_blocker: pytest.FixtureRequest) -> It
                 ALLOWED_HOSTS="localhost",
                 INGEST_RATE_PER_ADDRESS=f"{ADDRESS_LIMIT}/hour",
             ) as (app_port, _):
-                caddy, https_port, http_port, root = start_caddy(folder, app_port)
+                caddy = start_caddy(folder, app_port)
                 try:
-                    tls = wait_for_tls(caddy, folder, root, https_port)
-                    yield Proxy(https_port, http_port, app_port, redis_port, tls)
+                    tls = wait_for_tls(caddy)
+                    yield Proxy(caddy.https_port, caddy.http_port, app_port, redis_server.port, tls)
                 finally:
-                    stop(caddy)
+                    stop_caddy(caddy)
         finally:
             stop(worker)
             reap(worker)

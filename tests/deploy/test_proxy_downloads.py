@@ -3,7 +3,7 @@ deployed (1 worker of 4 threads) with EXPORTS_SERVED_BY_PROXY=1, all on loopback
 
 The export is a file of this test's own, written where the worker would (about 11 MB of gzip, more
 than the kernel's buffers between a reader, Caddy and the app hold), for a snapshot published here.
-Every client loop is bounded in count and time (bench/proxy.py).
+Every client loop is bounded in count and time (tests/caddy.py).
 """
 
 import gzip
@@ -18,7 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from bench.proxy import (
+from leaderboard.recompute import publish
+from tests.caddy import (
     Caddy,
     LocalhostHTTPS,
     SlowReaders,
@@ -29,7 +30,6 @@ from bench.proxy import (
     stop_caddy,
     wait_for_tls,
 )
-from leaderboard.recompute import publish
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pipeline.workers import deployed_gunicorn
 

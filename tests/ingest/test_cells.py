@@ -15,6 +15,7 @@ import pytest
 from django.apps import apps as django_apps
 from django.db import connection
 
+from ingest import cell_triggers
 from ingest.models import Cell, Contributor, Cycle
 from ingest.services import contribute, retract
 from scoring.shapes import CELL_KEY, CELL_TALLIES, SUMS
@@ -140,10 +141,9 @@ def test_a_cell_emptied_and_filled_again_holds_exact_sums() -> None:
 def test_the_migration_sums_the_cycles_stored_before_it() -> None:
     send(uuid.uuid4(), rows(50), datetime.now(UTC) - timedelta(hours=1))
     expected = stored()
-    migration = importlib.import_module("ingest.migrations.0008_cell_histogram_in_row")
     with connection.cursor() as cursor:
-        cursor.execute("TRUNCATE ingest_cell")  # as the migration does before summing
-        cursor.execute(migration.ADD_CELLS.replace("{source}", migration.STORED))
+        cursor.execute("TRUNCATE ingest_cell")  # as the migration (0008) does before summing
+        cursor.execute(cell_triggers.ADD_CELLS_0008.replace("{source}", cell_triggers.STORED))
     assert stored() == expected
     assert_cells_are_the_cycles()
 

@@ -9,11 +9,12 @@ from urllib.parse import urlencode
 
 import pytest
 from django.core.management import call_command
-from django.test import Client, override_settings
+from django.test import Client
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from lab import selectors, stats
+from pages.lab_links import lab_presence
 from tests.cache_keys import stored_keys
 from tests.lab.conftest import AKITA, run_line
 
@@ -167,7 +168,7 @@ def test_no_page_links_to_the_lab_when_no_presence_is_configured(
     with django_capture_on_commit_callbacks(execute=True):
         call_command("import_lab", str(AKITA), "--format", "akita", stdout=StringIO())
     labels = [group["label"] for group in demo_document["views"]["model"]["groups"]]
-    with override_settings(LAB_PRESENCE=""):
+    with lab_presence.provided_by(None):
         pages = [client.get("/pairing/", {"view": "model", "label": label}).content.decode() for label in labels]
     assert all("Compare with another" in page and "in-the-lab" not in page for page in pages)
 

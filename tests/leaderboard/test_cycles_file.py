@@ -14,16 +14,14 @@ from django.conf import settings
 from django.test import Client
 
 from leaderboard.coordination import coordinator
-from pragmatikos.celery import app as celery_app
 from tests.pipeline.test_worker import envelope
-from tests.pipeline.workers import REPO, start_worker
+from tests.pipeline.workers import REPO, forget_queued_recomputes, start_worker
 
 
 @pytest.mark.django_db(transaction=True)
 @pytest.mark.skipif(not settings.REDIS_URL, reason="needs REDIS_URL: the worker runs over Redis")
 def test_it_has_the_worker_write_the_export_after_a_contribution(client: Client) -> None:
-    celery_app.control.purge()
-    coordinator().take_pending()
+    forget_queued_recomputes(coordinator())
     worker = start_worker()
     try:
         assert client.get("/data/cycles.csv.gz").status_code == 503  # nothing published yet

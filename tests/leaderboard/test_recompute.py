@@ -10,10 +10,12 @@ from ingest.models import Cycle
 from leaderboard import recompute
 from leaderboard.coordination import coordinator
 from leaderboard.models import GroupScore, Snapshot
-from leaderboard.selectors import cycles_frame, newest_snapshot, score_history
+from leaderboard.published import newest_snapshot
+from leaderboard.selectors import cycles_frame, score_history
 from leaderboard.tasks import recompute_on_start
 from scoring import CYCLE_COLUMNS
 from tests.cycles.stored import make_contributor, make_cycles
+from tests.pipeline.workers import clear_owed
 
 VIEWS = {"model", "family", "modelEffort", "modelCombo", "famCombo", "modelEffortCombo"}
 
@@ -134,7 +136,7 @@ def test_it_prunes_old_snapshots_but_the_newest_and_the_last_of_each_day(
 
 def test_it_coalesces_many_requests_into_one_recompute(pooled_cycles: list[Cycle]) -> None:
     coord = coordinator()
-    coord.take_pending()
+    clear_owed(coord)
     for _ in range(5):
         coord.mark_pending()
     recompute.run_owed()

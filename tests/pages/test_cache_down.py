@@ -14,13 +14,13 @@ import pytest
 from django.test import Client
 from django.utils import timezone
 
-from bench.scratch import free_port
 from core import page_cache, soft_cache
 from core.backend import process_lock
 from leaderboard import cycles_file, windows
 from leaderboard.models import Snapshot
 from tests.cycles.wire import envelope
 from tests.pages.conftest import page_paths, ranked_labels
+from tests.ports import free_port
 from tests.redis_servers import OwnRedis, redis_cache
 
 

@@ -15,9 +15,10 @@ from pages import switching
 from pages.axis_differences import compared
 from pages.wording import AXES
 from scoring import Comparison, compare_groups
-from scoring.compare_axes import AxisDifference, compare_axes_of_groups, switch_summary
+from scoring.compare_axes import AxisDifference, switch_summary
 from scoring.shapes import GroupRow
 from tests.pages.shapes import group_row
+from tests.scoring.brute_force import compare_axes_of_groups
 
 NAME = {axis.key: axis.name for axis in AXES}
 

@@ -18,8 +18,9 @@ from core.keys import keyed_digest
 from leaderboard import recompute, windows
 from leaderboard.models import Snapshot
 from leaderboard.selectors import scoring_config
-from leaderboard.windows import read_window, scope_key
+from leaderboard.windows import scope_key
 from pages.axis_differences import compared
+from pages.query import read_window
 from scoring import compare_groups, score_pool
 from scoring.axis_samples import decode
 from scoring.compare_axes import compare_axes_from_samples

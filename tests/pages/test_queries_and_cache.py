@@ -3,7 +3,7 @@ import gzip
 from django.test import Client
 
 from core import page_cache
-from leaderboard import current, cycles_file, recompute
+from leaderboard import cycles_file, published, recompute
 from leaderboard.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_paths, ranked_labels
@@ -78,7 +78,7 @@ def test_it_keeps_unknown_labels_out_of_the_page_cache(demo_snapshot: Snapshot, 
     label = "no such pairing"
     response = client.get("/pairing/", {"view": "modelCombo", "label": label})
     assert response.status_code == 404
-    generation, snapshot_id = current.serving_snapshot()
+    generation, snapshot_id = published.serving_snapshot()
     assert snapshot_id == demo_snapshot.id
     key = page_cache.page_cache_key(snapshot_id, generation, "pairing", "modelCombo", label)
     assert cache.get(key) is None

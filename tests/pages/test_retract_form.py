@@ -7,10 +7,10 @@ from typing import Any
 import pytest
 from django.test import Client
 
-from bench.scratch import free_port
 from core import soft_cache
 from ingest.models import Contributor, Cycle, install_hash
 from tests.cycles.stored import make_contributor, make_cycles
+from tests.ports import free_port
 from tests.redis_servers import redis_cache
 
 pytestmark = pytest.mark.django_db

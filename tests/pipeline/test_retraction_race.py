@@ -32,6 +32,7 @@ from pragmatikos.celery import app as celery_app
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.cycles.wire import envelope
 from tests.ingest.conftest import CONTRIBUTE, Api
+from tests.pipeline.workers import clear_owed
 
 pytestmark = [
     pytest.mark.django_db(transaction=True),
@@ -49,7 +50,7 @@ def _nothing_left_queued() -> Iterator[None]:
     yield
     if settings.REDIS_URL:
         celery_app.control.purge()
-    coordinator().take_pending()
+    clear_owed(coordinator())
 
 
 class InThread:

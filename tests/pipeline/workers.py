@@ -4,7 +4,6 @@ import http.client
 import os
 import select
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -22,7 +21,7 @@ from leaderboard.models import Snapshot
 from leaderboard.recompute import publish
 from pragmatikos.celery import app as celery_app
 from tests.cycles.stored import make_contributor, make_cycles
-from tests.redis_servers import OwnRedis
+from tests.ports import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -111,7 +110,14 @@ def reap(process: subprocess.Popen[bytes]) -> None:
 def forget_queued_recomputes(coord: Coordinator) -> None:
     """No recompute left queued or owed by an earlier test."""
     celery_app.control.purge()
-    coord.take_pending()
+    clear_owed(coord)
+
+
+def clear_owed(coord: Coordinator) -> None:
+    """No recompute owed, whoever marked it (no worker runs meanwhile to mark it again)."""
+    mark = coord.pending_mark()
+    if mark is not None:
+        coord.clear_pending(mark)
 
 
 def publish_then_store_more() -> Snapshot:
@@ -121,12 +127,6 @@ def publish_then_store_more() -> Snapshot:
     assert old is not None
     make_cycles(make_contributor(), count=4000, seed=8, key_offset=10_000)
     return old
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 @contextmanager
@@ -165,14 +165,3 @@ def gunicorn_from(python: str, cwd: Path, env: dict[str, str]) -> Iterator[tuple
                 yield port, log
             finally:
                 stop(process)
-
-
-@contextmanager
-def own_redis_server() -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
-    """A redis-server of the test's own on a free loopback port: (port, process), once it answers.
-    The test may stop it; it is stopped after the block. The machine's own Redis is never touched."""
-    server = OwnRedis()
-    try:
-        yield server.port, server.process
-    finally:
-        server.close()

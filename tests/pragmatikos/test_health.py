@@ -16,7 +16,8 @@ from django.test import Client
 
 from leaderboard.recompute import publish
 from tests.cycles.stored import make_contributor, make_cycles
-from tests.pipeline.workers import deployed_gunicorn, own_redis_server
+from tests.pipeline.workers import deployed_gunicorn
+from tests.redis_servers import OwnRedis
 
 
 def health_of(port: int, host: str) -> tuple[int, dict[str, str], dict[str, Any]]:
@@ -30,8 +31,8 @@ def health_of(port: int, host: str) -> tuple[int, dict[str, str], dict[str, Any]
 
 @pytest.fixture
 def own_redis() -> Iterator[tuple[int, subprocess.Popen[bytes]]]:
-    with own_redis_server() as server:
-        yield server
+    with OwnRedis() as server:
+        yield server.port, server.process
 
 
 @pytest.mark.django_db

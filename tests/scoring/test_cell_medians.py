@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from scoring import cell_medians
-from scoring.bootstrap import resample_cell_counts, resample_layout, resampled_scores
+from scoring.bootstrap import resample_cell_counts, resample_layout, resampled_scores_and_axes
 from scoring.cell_medians import BinnedBag, binned_group_bags, binned_pool_bag
 from scoring.document import ScoringConfig, prepare
 from scoring.scorecard import bounds_of, point_scorecard
@@ -80,7 +80,9 @@ def test_the_bootstrap_scores_alike_with_one_run_and_with_many(monkeypatch: pyte
 
     def scores() -> np.ndarray:
         layout = resample_layout(grouping.codes, card.ranked, prepared.contributions, prepared.judged.contributor_code)
-        return resampled_scores(layout, resample_cell_counts(np.random.default_rng(4), layout.cell_bounds, 30))
+        return resampled_scores_and_axes(
+            layout, resample_cell_counts(np.random.default_rng(4), layout.cell_bounds, 30)
+        )[0]
 
     binned = scores()
     monkeypatch.setattr(cell_medians, "BINS", 1)  # one run: the second stage reads every pair, as A3 says

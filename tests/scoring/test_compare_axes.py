@@ -7,13 +7,14 @@ import pandas as pd
 import pytest
 from scipy.special import expit
 
-from bench.coverage import PAIRING_LABELS, Scenario, draw_pool
 from scoring import score_pool
 from scoring.axis_samples import NULL_CODE, decode, encode, log_values, quantise
-from scoring.compare_axes import AxisDifference, compare_axes_from_samples, compare_axes_of_groups, switch_summary
+from scoring.compare_axes import AxisDifference, compare_axes_from_samples, switch_summary
 from scoring.document import ScoringConfig, prepare, score_view
 from scoring.finishing import log_distance
 from scoring.shapes import AXES, AXIS_NAMES, CYCLE_COLUMNS, A, FloatArray
+from tests.scoring.brute_force import compare_axes_of_groups
+from tests.scoring.simulated_pools import PAIRING_LABELS, Scenario, draw_pool
 
 CONFIG = ScoringConfig()  # B = 200, the published setting
 CHEAP, DEAR = "alpha-1 → alpha-1", "beta-1 → beta-1"
@@ -113,7 +114,7 @@ def test_the_interval_counts_contributors_not_cycles() -> None:
 
 @cache
 def _true_advantages(first: str, second: str) -> FloatArray:
-    """A's advantage per axis in a large pool of bench/coverage.py's process: the point values, no resampling."""
+    """A's advantage per axis in a large pool of simulated_pools' process: the point values, no resampling."""
     scenario = Scenario(1.0, 40, 3000)
     frame = draw_pool(scenario, np.random.default_rng(99), contributors=4000, cycles=300_000)
     prepared = prepare(frame, ScoringConfig(resamples=0), None, None)

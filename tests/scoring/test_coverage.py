@@ -1,13 +1,13 @@
 """B1's claim in small: the interval widens with contributor variance, not with cycles per contributor.
 
-A few replicates of bench/coverage.py's process (the full table is that benchmark's job). The cycle bootstrap
+A few replicates of simulated_pools' process (the full table is bench/coverage.py's job). The cycle bootstrap
 this replaced failed both: it ignored the contributors and halved its width with four times the cycles.
 """
 
 import numpy as np
 
-from bench.coverage import Scenario, draw_pool, scored_view
 from scoring.document import ScoringConfig
+from tests.scoring.simulated_pools import Scenario, draw_pool, scored_view
 
 CONFIG = ScoringConfig(resamples=80, seed=5)
 REPLICATES = 3

@@ -1,8 +1,9 @@
 """The repository's deploy/Caddyfile under Debian's caddy on loopback, and clients that misbehave at it.
 
-Shared by bench/slow_readers.py and tests/deploy/: Caddy serves DOMAIN=localhost with a certificate
-of its own local authority, whose root the clients trust (it is written under the run's own folder,
-never into the system's trust store). Every client loop here is bounded in count and time.
+Shared by tests/deploy/ and bench/slow_readers.py (the benchmarks import the tests' helpers, never the reverse):
+Caddy serves DOMAIN=localhost with a certificate of its own local authority, whose root the clients trust (it is
+written under the run's own folder, never into the system's trust store). Every client loop here is bounded in
+count and time.
 """
 
 from __future__ import annotations
@@ -16,6 +17,8 @@ import threading
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from tests.ports import free_port
 
 REPO = Path(__file__).resolve().parent.parent
 CADDYFILE = REPO / "deploy" / "Caddyfile"
@@ -46,12 +49,6 @@ class Caddy:
             if line.startswith("VmRSS:"):
                 return int(line.split()[1]) * 1024
         return 0
-
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
 
 
 def start_caddy(folder: Path, upstream_port: int, export_dir: Path | None = None) -> Caddy:

@@ -1,4 +1,5 @@
-"""Reading a stored snapshot's document: once, in the shape scoring.shapes names, and only in its own version."""
+"""Reading a stored snapshot's document: once, in the shape scoring.shapes names, and only in its own version; and
+the announcement of a new one."""
 
 from typing import Any
 
@@ -6,9 +7,8 @@ from django.test import Client
 
 from core.page_cache import forget_process_copies
 from leaderboard import recompute
-from leaderboard.current import current_snapshot
 from leaderboard.models import Snapshot
-from leaderboard.selectors import read_document, snapshot_document
+from leaderboard.published import current_snapshot, read_document, snapshot_document, snapshot_published
 from scoring.shapes import DOCUMENT_VERSION
 from tests.cycles.stored import make_contributor, make_cycles
 
@@ -59,3 +59,25 @@ def test_it_serves_nothing_from_a_document_of_another_version_until_a_recompute_
     assert served is not None and served.id == newer.id
     assert served.document["meta"]["document_version"] == DOCUMENT_VERSION
     assert client.get("/api/v1/pool.json").json()["meta"]["snapshot"] == str(newer.id)
+
+
+def test_a_publish_announces_its_snapshot_only_once_it_commits(
+    db: None, django_capture_on_commit_callbacks: Any
+) -> None:
+    heard: list[object] = []
+
+    def hear(**signal: object) -> None:
+        heard.append(signal["snapshot_id"])
+
+    snapshot_published.connect(hear, dispatch_uid="tests.hear")
+    try:
+        with django_capture_on_commit_callbacks() as callbacks:
+            snapshot = _published()
+        assert heard == []  # stored, not yet committed: nobody may serve or export it
+        for callback in callbacks:
+            callback()
+    finally:
+        snapshot_published.disconnect(dispatch_uid="tests.hear")
+    assert heard == [snapshot.id]
+    served = current_snapshot()
+    assert served is not None and served.id == snapshot.id

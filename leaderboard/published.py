@@ -1,18 +1,67 @@
-"""The newest published snapshot as a process serves it: which one, and the parts of it the pages read.
+"""What is published, read through one door: which snapshot is newest, which one this process serves, and its
+document. The pages, the downloads, pool.json, the lab, the windows and the recompute read it here and nowhere
+else; a window's own document is computed from the Published snapshot it belongs to (leaderboard.windows).
 
-The cache generation names it (core.page_cache): a new snapshot shows at once in the publishing process
-and within SERVING_LOCAL_SECONDS in any other.
+Which snapshot a process serves is named by the cache generation (core.page_cache): a new snapshot shows at once
+in the publishing process and within SERVING_LOCAL_SECONDS in any other.
 """
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Final
+from typing import Final, cast
+
+from django.dispatch import Signal
 
 from core import soft_cache
 from core.page_cache import GENERATION_KEY, bump_generation, cache_generation, forget_process_copies, process_cache
+from core.times import iso_z
 from leaderboard.models import Snapshot
-from leaderboard.selectors import newest_snapshot_id, snapshot_document
-from scoring.shapes import PoolDocument
+from scoring.shapes import DOCUMENT_VERSION, PoolDocument
+
+# ---------------------------------------------------------------- the newest snapshot as stored
+
+
+def newest_snapshot() -> Snapshot | None:
+    """The newest published snapshot as stored (what the recompute and the day windows start from); the pages
+    read current_snapshot, the one this process serves."""
+    return Snapshot.objects.published().first()
+
+
+def newest_snapshot_id() -> int | None:
+    """The newest published snapshot's id, None before any."""
+    newest: int | None = Snapshot.objects.published().values_list("id", flat=True).first()
+    return newest
+
+
+def read_document(stored: object) -> PoolDocument | None:
+    """A stored document in the shape scoring.shapes names, or None for one stored under another version.
+
+    Only the engine writes these, so the version vouches for every key: nothing downstream re-checks them.
+    A snapshot stored under an older version is not read at all (as if not yet published) rather than read
+    with fallbacks; the next recompute, or `manage.py recompute --force`, replaces it.
+    """
+    if not isinstance(stored, dict):
+        return None
+    meta = stored.get("meta")
+    if not isinstance(meta, dict) or meta.get("document_version") != DOCUMENT_VERSION:
+        return None
+    return cast(PoolDocument, stored)
+
+
+def snapshot_document(snapshot: Snapshot) -> PoolDocument | None:
+    """The published document with the snapshot's own identity in its meta; None when stored under another
+    document version (read_document)."""
+    stored = read_document(snapshot.document)
+    if stored is None:
+        return None
+    meta = stored["meta"].copy()
+    meta["snapshot"] = str(snapshot.id)
+    meta["generated"] = iso_z(snapshot.created_at)
+    meta["demo"] = snapshot.is_demo
+    return PoolDocument(meta=meta, views=stored["views"])
+
+
+# ---------------------------------------------------------------- the snapshot a process serves
 
 # Which snapshot the current cache generation serves. Short-lived, so a publish that never
 # bumps the generation (an admin shell) still shows within a minute.
@@ -55,13 +104,20 @@ def serving_snapshot() -> tuple[int, int]:
     return int(generation), snapshot_id
 
 
-def snapshot_published() -> None:
+# Sent once a publish has committed, with the new snapshot's snapshot_id. Its receivers are connected in
+# LeaderboardConfig.ready, in the order they run: the pages first (serve_new_snapshot), then the worker's tasks.
+snapshot_published = Signal()
+
+
+def announce_published(snapshot_id: int) -> None:
+    """Tell every receiver of snapshot_published that snapshot `snapshot_id` is committed."""
+    snapshot_published.send(sender=Snapshot, snapshot_id=snapshot_id)
+
+
+def serve_new_snapshot(**signal: object) -> None:
     """After a publish commits: retire every cached page, and show the new snapshot here at once."""
     bump_generation()
     forget_process_copies()
-
-
-# ---------------------------------------------------------------- the snapshot a process holds
 
 
 @dataclass(frozen=True)

@@ -53,6 +53,7 @@ from pages.wording import (
     PLUGIN_INSTALL_FILE,
     PLUGIN_URL_SETTING,
     RANK_RANGE_WORDS,
+    SHOWN_TIERS,
     SORTS,
     TIERS,
     VIEW_EXPLANATIONS,
@@ -151,6 +152,7 @@ def leaderboard_context(
             "window_suffix": window_query(window),
             "tab_suffix": window_query(window) + sort_query(sort),
             "tiers": TIERS,
+            "shown_tiers": SHOWN_TIERS,
             "sort": sort,
             "sorts": SORTS,
         }

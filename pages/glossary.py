@@ -16,5 +16,6 @@ TERMS: Final[dict[str, str]] = {
     "shrinkage": "shrinkage",
     "k": "k",
     "provisional": "provisional",
+    "rank-range": "rank range",
     "variance-share": "contributor variance share",
 }

@@ -82,15 +82,11 @@ def test_it_prints_each_rank_as_the_range_of_places_its_interval_allows(
     Snapshot.objects.filter(id=demo_snapshot.id).update(document=document)
     html = client.get("/", {"view": "modelCombo"}).content.decode()
 
-    expected = []
-    for g in groups:
-        if (g["rank"], g["rank_worst"]) == (1, len(groups)):
-            expected.append(wording.NOT_SEPARATED)
-        else:
-            expected.append(str(g["rank"]) if g["rank"] == g["rank_worst"] else f"{g['rank']}–{g['rank_worst']}")
+    expected = [str(g["rank"]) if g["rank"] == g["rank_worst"] else f"{g['rank']}–{g['rank_worst']}" for g in groups]
     assert printed_ranks(html) == expected
-    assert "1–2" in expected and wording.NOT_SEPARATED in expected
-    assert f"1–{len(groups)}<" not in html
+    # Every row reads as a range, the whole list's too: no words in place of a number beside "1–2".
+    assert "1–2" in expected and f"1–{len(groups)}" in expected
+    assert "not separated" not in page_text(html.split('<table class="rankings">', 1)[1].split("</table>", 1)[0])
     # One contributor claims no place beyond the whole range, and shows no interval.
     alone = [g for g in groups if g["contributors"] == 1]
     assert alone, "the demo pool has a pairing with one contributor"
@@ -257,3 +253,16 @@ def test_it_draws_the_forest_plot_in_the_tables_order(demo_snapshot: Snapshot, c
     assert forest[0].count("<circle") == len(groups)
     assert forest[0].count('stroke-linecap="round"') == sum(1 for g in groups if g["ci"])
     assert html.index('<svg class="forest"') < html.index('<table class="rankings">')
+
+
+def test_the_score_part_columns_say_what_a_high_number_means(demo_snapshot: Snapshot, client: Client) -> None:
+    html = client.get("/", {"view": "modelCombo"}).content.decode()
+    head = html.split('<table class="rankings">', 1)[1].split("</thead>", 1)[0]
+    # Cost 40 is costlier than the pool: the column says so, where "weight 20" alone did not.
+    assert "high: cheaper" in page_text(head)
+    assert 'title="Cost, weight 20 of 100. 50 is the pool; above 50 cheaper than the pool (e.g. 60), below 50 ' in head
+    for tier in wording.SHOWN_TIERS:
+        heading = f'<abbr title="{tier.explain}">{tier.name}</abbr> <span class="hint">high: {tier.high}</span>'
+        assert heading in head
+    # The Rank heading links the one entry that explains every printed range.
+    assert '<a class="term" href="/glossary/#rank-range">Rank</a>' in head

@@ -122,9 +122,10 @@ def test_it_says_when_only_one_group_is_ranked_and_nothing_when_none_is() -> Non
     assert verdict([], view="model") is None
 
 
-def test_a_rank_that_spans_the_whole_list_reads_not_separated() -> None:
+def test_a_rank_that_spans_the_whole_list_reads_as_its_range_like_every_other() -> None:
     doc = view_doc([("a", 70.0, (60.0, 80.0), 5), ("b", 60.0, None, 1), ("c", 40.0, (30.0, 45.0), 5)])
     groups = doc["groups"]
     assert [(g["rank"], g["rank_worst"]) for g in groups] == [(1, 2), (1, 3), (2, 3)]
-    assert [rank_text(g, len(groups)) for g in groups] == ["1–2", "not separated", "2–3"]
-    assert [row["rank_text"] for row in leaderboard_rows(doc)] == ["1–2", "not separated", "2–3"]
+    assert [rank_text(g) for g in groups] == ["1–2", "1–3", "2–3"]
+    assert [row["rank_text"] for row in leaderboard_rows(doc)] == ["1–2", "1–3", "2–3"]
+    assert [row["not_separated"] for row in leaderboard_rows(doc)] == [False, True, False]

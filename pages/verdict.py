@@ -28,8 +28,9 @@ class Verdict:
     separated: bool
     leaders: tuple[str, ...]  # surely ahead of every other group; empty when none is
     contenders: int  # groups whose interval allows first place
-    named: tuple[str, ...]  # every group the sentence names, the leader by score first
-    sentence: str
+    named: tuple[str, ...]  # every group the sentences name, the leader by score first
+    sentence: str  # the headline above the table
+    aside: str = ""  # a group whose evidence stands out on one axis, said below the table with the axis named
 
     @property
     def leader(self) -> str:
@@ -37,8 +38,14 @@ class Verdict:
         return self.named[0]
 
     def as_html(self) -> SafeString:
-        """The sentence with each named group kept whole on a line (a pairing may break at its arrow only)."""
-        text = str(escape(self.sentence))
+        """The headline, each named group kept whole on a line (a pairing may break at its arrow only)."""
+        return self._kept_whole(self.sentence)
+
+    def aside_html(self) -> SafeString:
+        return self._kept_whole(self.aside)
+
+    def _kept_whole(self, sentence: str) -> SafeString:
+        text = str(escape(sentence))
         for label in sorted(set(self.named), key=len, reverse=True):
             sides = [f'<span class="side-name">{escape(side)}</span>' for side in label.split(PAIR_ARROW)]
             text = text.replace(str(escape(label)), escape(PAIR_ARROW).join(sides))
@@ -78,16 +85,9 @@ def _names(labels: Sequence[str]) -> str:
     return labels[0] if len(labels) == 1 else ", ".join(labels[:-1]) + " and " + labels[-1]
 
 
-def brief(row: dict[str, Any]) -> str:
-    """A row named in passing: label, score, interval and contributors, in the table's own short form."""
-    contributors = row.get("contributors") or 0
-    span = "no interval" if row.get("lo") is None or row.get("hi") is None else f"{row['lo']:.0f}–{row['hi']:.0f}"
-    return f"{row['label']} ({row['score_adj']:.1f}, {span}, {contributors} contrib.)"
-
-
 def _listed(rows: Sequence[dict[str, Any]]) -> str:
-    """Up to MOST_NAMED rows named in passing, in the given order, then how many more."""
-    shown = [brief(row) for row in rows[:MOST_NAMED]]
+    """Up to MOST_NAMED rows by name, in the given order, then how many more (the table beside gives their numbers)."""
+    shown = [row["label"] for row in rows[:MOST_NAMED]]
     rest = len(rows) - len(shown)
     return _names([*shown, f"{rest} more"]) if rest else _names(shown)
 
@@ -118,14 +118,17 @@ def _shipping_sentence(rows: Sequence[dict[str, Any]], *, one: str) -> str:
     if rest:
         evidence.append(f"{rest} more")
     return (
-        f" On shipping alone, one of the score's parts, {_names(evidence)} "
+        f"On shipping alone, one of the score's parts, {_names(evidence)} "
         f"{'ships' if len(rows) == 1 else 'ship'} clearly more often than the average {one}, for the same contributor."
     )
 
 
-def _not_separated(leader: dict[str, Any], close: Sequence[dict[str, Any]], *, one: str, many: str) -> str:
-    """The leader by score, and the groups its interval does not set it apart from."""
+def _not_separated(leader: dict[str, Any], close: Sequence[dict[str, Any]], others: int, *, one: str, many: str) -> str:
+    """The leader by score, and the groups its interval does not set it apart from: all of them, or which."""
     why = "it has no interval" if leader.get("lo") is None or leader.get("hi") is None else "the intervals overlap"
+    if len(close) == others:
+        whom = f"the other {one}" if others == 1 else f"any of the other {others} {many}"
+        return f"Highest score: {described(leader)}, but {why}, so it is not separated from {whom}."
     return (
         f"Highest score: {described(leader)}, but {why}, so it is not separated from {len(close)} other "
         f"{one if len(close) == 1 else many}: {_listed(close)}."
@@ -164,9 +167,8 @@ def verdict(rows: Sequence[dict[str, Any]], *, view: str) -> Verdict | None:
         named = ranked[:k]
     else:
         close = [row for row in ranked[1:] if not surely_ahead(leader, row)]
-        sentence = _not_separated(leader, close, one=one, many=many)
+        sentence = _not_separated(leader, close, len(ranked) - 1, one=one, many=many)
         named = [leader, *close[:MOST_NAMED]]
-    sentence += _shipping_sentence(standing, one=one)
     labels = tuple(dict.fromkeys(row["label"] for row in [*named, *standing[:MOST_NAMED]]))
     leaders = tuple(row["label"] for row in ranked[:k])
-    return Verdict(bool(k), leaders, len(contenders), labels, sentence)
+    return Verdict(bool(k), leaders, len(contenders), labels, sentence, _shipping_sentence(standing, one=one))

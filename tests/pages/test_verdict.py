@@ -45,18 +45,44 @@ def test_it_names_the_leader_by_score_and_never_the_best_supported_as_best() -> 
     assert not found.separated and found.leaders == ()
     assert found.contenders == 5  # every interval reaches the top one's, and one contributor claims every place
     assert found.leader == "a → a"
-    assert found.sentence.startswith("Highest score: a → a (score 58.0, interval 33–83, 3 contributors), but the")
-    assert "not separated from 4 other pairings: b → b (57.9, 52–64, 9 contrib.), c → c" in found.sentence
-    assert "and 1 more." in found.sentence
+    assert found.sentence == (
+        "Highest score: a → a (score 58.0, interval 33–83, 3 contributors), but the intervals overlap, "
+        "so it is not separated from any of the other 4 pairings."
+    )
     assert "best" not in found.sentence.lower()
+
+
+def test_it_names_which_groups_the_leader_is_not_separated_from_in_score_order() -> None:
+    doc = view_doc(
+        [
+            ("a", 80.0, (60.0, 95.0), 6),
+            ("b", 75.0, (70.0, 80.0), 30),
+            ("c", 60.0, (50.0, 59.0), 8),  # wholly below a's interval: separated
+            ("d", 58.0, (40.0, 70.0), 5),
+            ("e", 56.0, (45.0, 61.0), 5),
+            ("f", 50.0, None, 1),
+        ]
+    )
+    found = verdict(leaderboard_rows(doc), view="model")
+    assert found is not None and found.leader == "a"
+    assert found.sentence.endswith("so it is not separated from 4 other models: b, d, e and 1 more.")
+    assert found.named == ("a", "b", "d", "e")
 
 
 def test_no_sentence_puts_a_group_first_by_anything_but_its_score() -> None:
     # The most contributors and the narrowest interval sit at the bottom: it comes last in every list.
-    doc = view_doc([("a", 70.0, (50.0, 90.0), 2), ("b", 65.0, (45.0, 85.0), 3), ("z", 60.0, (58.0, 62.0), 40)])
+    doc = view_doc(
+        [
+            ("a", 70.0, (60.0, 90.0), 2),
+            ("b", 65.0, (45.0, 85.0), 3),
+            ("c", 62.0, (40.0, 59.0), 4),
+            ("z", 60.0, (58.0, 62.0), 40),
+        ]
+    )
     found = verdict(leaderboard_rows(doc), view="model")
     assert found is not None and found.named[0] == "a"
-    assert found.sentence.index("a (score") < found.sentence.index("b (") < found.sentence.index("z (")
+    assert found.sentence.startswith("Highest score: a (score 70.0")
+    assert found.sentence.endswith("not separated from 2 other models: b and z.")
     assert "best" not in found.sentence.lower()
 
 
@@ -67,12 +93,12 @@ def test_a_group_that_ships_clearly_more_is_named_with_its_axis_not_as_the_leade
     doc["groups"][2]["adjusted"] = {"odds_ratio": 1.4, "ci": [0.8, 2.4], "separable": True}  # not clearly above
     found = verdict(leaderboard_rows(doc), view="modelCombo")
     assert found is not None and found.leader == "a → a"
-    assert found.sentence.startswith("Highest score: a → a")
-    assert (
+    assert found.sentence.startswith("Highest score: a → a") and "b → b" not in found.sentence
+    assert found.aside == (
         "On shipping alone, one of the score's parts, b → b (odds ×2.81, 2.02–3.90) ships clearly more often than "
-        "the average pairing, for the same contributor." in found.sentence
+        "the average pairing, for the same contributor."
     )
-    assert "c → c (odds" not in found.sentence
+    assert "c → c" not in found.aside
     assert "b → b" in found.named
 
 
@@ -112,7 +138,7 @@ def test_a_group_without_an_interval_keeps_any_leader_from_being_sure() -> None:
     assert found is not None and not found.separated
     assert found.contenders == 2 and found.leader == "a"
     assert found.sentence.startswith("Highest score: a (score 80.0, interval 75–85, 20 contributors), but the")
-    assert "not separated from 1 other family: b (40.0, no interval, 1 contrib.)." in found.sentence
+    assert found.sentence.endswith("so it is not separated from 1 other family: b.")
 
 
 def test_it_says_when_only_one_group_is_ranked_and_nothing_when_none_is() -> None:

@@ -107,15 +107,6 @@ def get_item(mapping: object, key: str) -> object:
     return mapping.get(key) if isinstance(mapping, dict) else None
 
 
-@register.filter
-def p_value(value: object) -> str:
-    """A p-value to three decimals, and the smallest ones as a bound rather than 0.000."""
-    as_number = number(value)
-    if as_number is None:
-        return "n/a"
-    return "< 0.001" if as_number < 0.001 else f"{as_number:.3f}"
-
-
 # Colours and widths as SVG attributes, not style attributes: the Content-Security-Policy
 # allows no inline styles, and presentation attributes are not styles.
 @register.simple_tag

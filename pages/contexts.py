@@ -63,7 +63,16 @@ from pages.wording import (
 )
 from scoring import Comparison
 from scoring.bootstrap import t_factor
-from scoring.shapes import INTERVAL_LEVEL, PAIRING_VIEWS, SPAN_FACTOR, GroupRow, PoolDocument, View
+from scoring.shapes import (
+    DOMINATED_SHARE,
+    INTERVAL_LEVEL,
+    PAIRING_VIEWS,
+    SPAN_FACTOR,
+    THIN_BELOW,
+    GroupRow,
+    PoolDocument,
+    View,
+)
 
 # bench/coverage.py writes its table here; the file is committed, so the page shows what was last measured.
 COVERAGE_FILE = Path(__file__).resolve().parent.parent / "bench" / "results" / "coverage.json"
@@ -307,7 +316,11 @@ def prose_context(snapshot: Published | None) -> dict[str, Any]:
         {
             "axes": AXES,
             "tiers": TIERS,
+            "shown_tiers": SHOWN_TIERS,
+            "tier_axes": {tier: [axis.name for axis in AXES if axis.tier == tier] for tier in TIERS},
             "flags": FLAG_WORDS,
+            "thin_below": THIN_BELOW,
+            "dominated_percent": round(100 * DOMINATED_SHARE),
             "interval": interval_constants(),
             "coverage": coverage_figures(),
             "rank_range_words": RANK_RANGE_WORDS,

@@ -51,8 +51,11 @@ from pages.wording import (
     FLAG_WORDS,
     INTERVAL_PERCENT,
     PLUGIN_INSTALL_FILE,
+    PLUGIN_NPM_URL,
+    PLUGIN_README_URL,
     PLUGIN_URL_SETTING,
     RANK_RANGE_WORDS,
+    RECORDER_INSTALL_COMMANDS,
     SHOWN_TIERS,
     SORTS,
     TIERS,
@@ -345,6 +348,9 @@ def contribute_context(snapshot: Published | None, *, contribution_url: str, plu
             "plugin_setting": PLUGIN_URL_SETTING,
             "plugin_url": plugin_url,
             "plugin_install_file": PLUGIN_INSTALL_FILE,
+            "plugin_readme_url": PLUGIN_README_URL,
+            "plugin_npm_url": PLUGIN_NPM_URL,
+            "install_commands": RECORDER_INSTALL_COMMANDS,
         }
     )
     return context

@@ -166,6 +166,16 @@ def other_words(min_contributors: int) -> str:
 # The OpenCode plugin (ocInsights): its setting for the service's host, and where it keeps its install id.
 PLUGIN_URL_SETTING: Final = "OC_INSIGHTS_CONTRIB_URL"
 PLUGIN_INSTALL_FILE: Final = "~/.local/share/ocInsights/contributor.json"
+# Its README (how to install it in OpenCode) and its package on npm.
+PLUGIN_README_URL: Final = "https://github.com/pfoundation/ocInsights#readme"
+PLUGIN_NPM_URL: Final = "https://www.npmjs.com/package/@pfoundation/ocinsights"
+# The recorder's install, run from the root of a clone: the contract it shares with the service is on no
+# package index, so both come from the clone's folders (tests/pages/test_contribute_install.py runs these).
+RECORDER_INSTALL_COMMANDS: Final[tuple[str, ...]] = (
+    "python3 -m venv ~/.pragmatikos-recorder",
+    ". ~/.pragmatikos-recorder/bin/activate",
+    "pip install ./contract ./recorder",
+)
 
 # What each contributed column (cycle-record.md, schema 3) carries, in the contract's order.
 CONTRIBUTED_COLUMNS: Final[tuple[tuple[str, str], ...]] = (

@@ -4,6 +4,7 @@ from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 from django import template
+from django.conf import settings
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -11,6 +12,12 @@ from pages.wording import ShownAxis
 from scoring.shapes import number
 
 register = template.Library()
+
+
+@register.simple_tag
+def source_url() -> str:
+    """Where the service's source can be read and cloned (settings.SOURCE_URL); empty when none is set."""
+    return str(settings.SOURCE_URL)
 
 
 @register.filter

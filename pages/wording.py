@@ -163,6 +163,10 @@ def other_words(min_contributors: int) -> str:
     )
 
 
+# The licence of the pooled data, as the data page names and links it (as OpenRouter's public data).
+DATA_LICENCE: Final = "CC BY 4.0"
+DATA_LICENCE_URL: Final = "https://creativecommons.org/licenses/by/4.0/"
+
 # The OpenCode plugin (ocInsights): its setting for the service's host, and where it keeps its install id.
 PLUGIN_URL_SETTING: Final = "OC_INSIGHTS_CONTRIB_URL"
 PLUGIN_INSTALL_FILE: Final = "~/.local/share/ocInsights/contributor.json"

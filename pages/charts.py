@@ -93,7 +93,7 @@ GUIDES = ((-2.0, "÷4"), (-1.0, "÷2"), (0.0, "pool"), (1.0, "×2"), (2.0, "×4"
 
 def axis_strip(*, rows: Sequence[dict[str, Any]], colour: str, label: str, span: float) -> SafeString:
     """The ten axes on the ×4 log scale: pool at the centre, raw hollow, adjusted solid."""
-    left, right, row_height, top = 120.0, 440.0, 28.0, 40.0
+    left, right, row_height, top = 140.0, 440.0, 28.0, 40.0  # room for the axis names at phone size
     width = right + 20
     height = top + row_height * len(rows) + 8
     plot = right - left

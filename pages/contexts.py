@@ -48,12 +48,18 @@ from pages.wording import (
     ADJUSTED_ODDS_WORDS,
     AXES,
     CONTRIBUTED_COLUMNS,
+    DATA_LICENCE,
+    DATA_LICENCE_URL,
     DEFAULT_SORT,
     FLAG_WORDS,
     INTERVAL_PERCENT,
     PLUGIN_INSTALL_FILE,
+    PLUGIN_NPM_URL,
+    PLUGIN_README_URL,
     PLUGIN_URL_SETTING,
     RANK_RANGE_WORDS,
+    RECORDER_INSTALL_COMMANDS,
+    SHOWN_TIERS,
     SORTS,
     TIERS,
     VIEW_EXPLANATIONS,
@@ -63,7 +69,16 @@ from pages.wording import (
 )
 from scoring import Comparison
 from scoring.bootstrap import t_factor
-from scoring.shapes import INTERVAL_LEVEL, PAIRING_VIEWS, SPAN_FACTOR, GroupRow, PoolDocument, View
+from scoring.shapes import (
+    DOMINATED_SHARE,
+    INTERVAL_LEVEL,
+    PAIRING_VIEWS,
+    SPAN_FACTOR,
+    THIN_BELOW,
+    GroupRow,
+    PoolDocument,
+    View,
+)
 
 # bench/coverage.py writes its table here; the file is committed, so the page shows what was last measured.
 COVERAGE_FILE = Path(__file__).resolve().parent.parent / "bench" / "results" / "coverage.json"
@@ -152,6 +167,7 @@ def leaderboard_context(
             "window_suffix": window_query(window),
             "tab_suffix": window_query(window) + sort_query(sort),
             "tiers": TIERS,
+            "shown_tiers": SHOWN_TIERS,
             "sort": sort,
             "sorts": SORTS,
         }
@@ -306,12 +322,18 @@ def prose_context(snapshot: Published | None) -> dict[str, Any]:
         {
             "axes": AXES,
             "tiers": TIERS,
+            "shown_tiers": SHOWN_TIERS,
+            "tier_axes": {tier: [axis.name for axis in AXES if axis.tier == tier] for tier in TIERS},
             "flags": FLAG_WORDS,
+            "thin_below": THIN_BELOW,
+            "dominated_percent": round(100 * DOMINATED_SHARE),
             "interval": interval_constants(),
             "coverage": coverage_figures(),
             "rank_range_words": RANK_RANGE_WORDS,
             "adjusted_odds_words": ADJUSTED_ODDS_WORDS,
             "columns": CONTRIBUTED_COLUMNS,
+            "data_licence": DATA_LICENCE,
+            "data_licence_url": DATA_LICENCE_URL,
             "views_explained": [(VIEW_TITLES[key], text) for key, text in VIEW_EXPLANATIONS.items()],
             "min_contributors": settings.PUBLIC_LABEL_MIN_CONTRIBUTORS,
             "min_tenure_hours": settings.PUBLIC_LABEL_MIN_TENURE_HOURS,
@@ -331,6 +353,9 @@ def contribute_context(snapshot: Published | None, *, contribution_url: str, plu
             "plugin_setting": PLUGIN_URL_SETTING,
             "plugin_url": plugin_url,
             "plugin_install_file": PLUGIN_INSTALL_FILE,
+            "plugin_readme_url": PLUGIN_README_URL,
+            "plugin_npm_url": PLUGIN_NPM_URL,
+            "install_commands": RECORDER_INSTALL_COMMANDS,
         }
     )
     return context

@@ -8,6 +8,10 @@ from typing import Final
 
 # anchor -> the term as the glossary writes it, in the glossary's order.
 TERMS: Final[dict[str, str]] = {
+    "score": "score",
+    "score-parts": "score parts",
+    "rank-range": "rank range",
+    "odds": "odds",
     "judged": "judged",
     "pending": "pending",
     "unshippable": "unshippable",
@@ -16,5 +20,10 @@ TERMS: Final[dict[str, str]] = {
     "shrinkage": "shrinkage",
     "k": "k",
     "provisional": "provisional",
+    "top-share": "top share",
+    "thin": "thin",
+    "one-contributor": "one contributor",
+    "dominated": "dominated",
     "variance-share": "contributor variance share",
+    "directional": "directional",
 }

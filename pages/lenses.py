@@ -67,7 +67,7 @@ def lens_scores(snapshot_id: int, document: PoolDocument, window: Window, view: 
                 lo=lo,
                 hi=hi,
                 contributors=group["contributors"],
-                rank=rank_text(group, len(view_doc["groups"])),
+                rank=rank_text(group),
             )
         )
     return scores

@@ -103,7 +103,7 @@ def side_of_pool(lo: float | None, hi: float | None) -> str:
     return ""
 
 
-def ranked_cell(group: GroupRow, ranked: int) -> Cell:
+def ranked_cell(group: GroupRow) -> Cell:
     label, score = group["label"], group["scoreAdj"]
     lo, hi = interval(group)
     return Cell(
@@ -114,7 +114,7 @@ def ranked_cell(group: GroupRow, ranked: int) -> Cell:
         hi=hi,
         contributors=group["contributors"],
         judged=group["hjudged"],
-        rank=rank_text(group, ranked),
+        rank=rank_text(group),
         flags=tuple(group["flags"]),
         side=side_of_pool(lo, hi),
         bar=interval_bar(score=score, lo=lo, hi=hi, colour=BAR_COLOUR, label=label, domain=WHOLE_SCALE),
@@ -138,7 +138,7 @@ def pairing_matrix(view_doc: View, view: str) -> Matrix:
     for group in groups:  # a ranked group wins over a provisional one of the same two sides
         sides = planner_and_builder(group)
         if sides is not None:
-            placed[sides] = ranked_cell(group, len(groups))
+            placed[sides] = ranked_cell(group)
     planners = tuple(sorted({planner for planner, _ in placed}))
     builders = tuple(sorted({builder for _, builder in placed}))
     cells = tuple(tuple(placed.get((planner, builder)) for builder in builders) for planner in planners)

@@ -17,7 +17,6 @@ from pages.wording import (
     AXES,
     DEFAULT_SORT,
     FLAG_WORDS,
-    NOT_SEPARATED,
     SORTS,
     TIERS,
     VIEW_TITLES,
@@ -93,10 +92,11 @@ def spans_every_place(group: GroupRow, ranked: int) -> bool:
     return ranked > 1 and rank_places(group) == (1, ranked)
 
 
-def rank_text(group: GroupRow, ranked: int = 0) -> str:
-    """`1`, or `2–5` where the intervals leave a range of places; "not separated" when they allow every place."""
-    if spans_every_place(group, ranked):
-        return NOT_SEPARATED
+def rank_text(group: GroupRow) -> str:
+    """`1`, or `2–5` where the intervals leave a range of places, `1–12` when they allow every place of twelve.
+
+    Always the range, so every row reads alike and the glossary's one entry (rank range) explains them all.
+    """
     best, worst = rank_places(group)
     return str(best) if best == worst else f"{best}–{worst}"
 
@@ -216,7 +216,7 @@ def leaderboard_rows(view_doc: View, colours: Mapping[str, str] | None = None) -
                 "label": group["label"],
                 "sides": planner_and_builder(group),
                 "rank": rank,
-                "rank_text": rank_text(group, len(groups)),
+                "rank_text": rank_text(group),
                 "not_separated": spans_every_place(group, len(groups)),
                 "ship_rate": group["raw"].get("shipr"),
                 "odds": odds_value(group),

@@ -1,9 +1,9 @@
 """What switching from A to B would buy, in words and table rows written from the numbers.
 
-The sentence says whether the scores tie (the interval of A - B holds zero), names the axes whose difference is
-clear (its interval leaves out zero) with the factor and its interval, and the tiers in which nothing differs
-clearly. A difference inside its interval is shown as such (greyed); a clear one is marked by how large it is,
-so x1.02 does not look like x2.22.
+The sentence says whether the scores are separated (the interval of A - B leaves out zero), names the axes whose
+difference is clear (its interval leaves out zero) with the factor and its interval, and the tiers in which
+nothing differs clearly. A difference inside its interval is shown as such (greyed); a clear one is marked by
+how large it is, so x1.02 does not look like x2.22.
 """
 
 import math
@@ -62,7 +62,11 @@ def _factor_words(difference: AxisDifference) -> str:
 
 
 def score_words(comparison: Comparison | None) -> str:
-    """The score's half of the sentence: tie or not, with A - B and its interval."""
+    """The score's half of the sentence: separated or not, with A - B and its interval.
+
+    An interval that holds zero does not show the scores equal, only that the data cannot order them: it says
+    "not separated", never "tie".
+    """
     if comparison is None:
         return "The score difference cannot be read right now"
     if comparison.ci is None:
@@ -73,7 +77,7 @@ def score_words(comparison: Comparison | None) -> str:
     lo, hi = comparison.ci
     numbers = f"A − B = {_signed(comparison.difference)}, interval {_signed(lo)} to {_signed(hi)}"
     if lo <= 0 <= hi:
-        return f"On the score it is a tie ({numbers})"
+        return f"A and B are not separated on the score ({numbers})"
     return f"{'A' if lo > 0 else 'B'} scores higher ({numbers})"
 
 
@@ -82,7 +86,7 @@ def _joined(names: list[str]) -> str:
 
 
 def switch_sentence(comparison: Comparison | None, differences: tuple[AxisDifference, ...], kept: bool) -> str:
-    """One sentence: the score's tie or winner, the clear axes with their size, and what is the same."""
+    """One sentence: whether the score separates A and B, the clear axes with their size, and what is the same."""
     parts = [score_words(comparison)]
     if not kept:
         parts.append(

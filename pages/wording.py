@@ -48,8 +48,6 @@ SORTS: Final[dict[str, str]] = {
     "judged": "Judged cycles",
 }
 DEFAULT_SORT: Final = "scoreAdj"
-# A rank whose interval allows every place, as the table prints it.
-NOT_SEPARATED: Final = "not separated"
 
 VIEW_EXPLANATIONS: Final[dict[str, str]] = {
     "modelCombo": "planner model → builder model, for cycles with both a plan and a build phase",
@@ -99,6 +97,46 @@ AXES: Final[tuple[ShownAxis, ...]] = tuple(
 )
 # Tier name -> weight out of 100 (scoring spec A5), in the method's order.
 TIERS: Final[dict[str, int]] = TIER_WEIGHTS
+# What a high score part means (50 is the pool, higher is better on every part), as a column's short hint.
+TIER_HIGH: Final[dict[str, str]] = {
+    "Outcome": "ships more",
+    "Cost": "cheaper",
+    "Precision": "fewer errors",
+    "Discipline": "verifies more",
+    "Efficiency": "more per prompt",
+    "Latency": "faster",
+}
+# What a low one means, for the column's longer explanation.
+TIER_LOW: Final[dict[str, str]] = {
+    "Outcome": "ships less",
+    "Cost": "costlier",
+    "Precision": "more errors",
+    "Discipline": "verifies less",
+    "Efficiency": "less per prompt",
+    "Latency": "slower",
+}
+
+
+@dataclass(frozen=True)
+class ShownTier:
+    """One score part as a column heads it: name, weight, and what a number above or below 50 means."""
+
+    name: str
+    weight: int
+    high: str
+    low: str
+
+    @property
+    def explain(self) -> str:
+        return (
+            f"{self.name}, weight {self.weight} of 100. 50 is the pool; above 50 {self.high} than the pool "
+            f"(e.g. 60), below 50 {self.low} (e.g. 40)."
+        )
+
+
+SHOWN_TIERS: Final[tuple[ShownTier, ...]] = tuple(
+    ShownTier(name, weight, TIER_HIGH[name], TIER_LOW[name]) for name, weight in TIERS.items()
+)
 
 FLAG_WORDS: Final[dict[str, str]] = {
     "thin": "thin: fewer than 30 judged cycles",
@@ -125,9 +163,23 @@ def other_words(min_contributors: int) -> str:
     )
 
 
+# The licence of the pooled data, as the data page names and links it (as OpenRouter's public data).
+DATA_LICENCE: Final = "CC BY 4.0"
+DATA_LICENCE_URL: Final = "https://creativecommons.org/licenses/by/4.0/"
+
 # The OpenCode plugin (ocInsights): its setting for the service's host, and where it keeps its install id.
 PLUGIN_URL_SETTING: Final = "OC_INSIGHTS_CONTRIB_URL"
 PLUGIN_INSTALL_FILE: Final = "~/.local/share/ocInsights/contributor.json"
+# Its README (how to install it in OpenCode) and its package on npm.
+PLUGIN_README_URL: Final = "https://github.com/pfoundation/ocInsights#readme"
+PLUGIN_NPM_URL: Final = "https://www.npmjs.com/package/@pfoundation/ocinsights"
+# The recorder's install, run from the root of a clone: the contract it shares with the service is on no
+# package index, so both come from the clone's folders (tests/pages/test_contribute_install.py runs these).
+RECORDER_INSTALL_COMMANDS: Final[tuple[str, ...]] = (
+    "python3 -m venv ~/.pragmatikos-recorder",
+    ". ~/.pragmatikos-recorder/bin/activate",
+    "pip install ./contract ./recorder",
+)
 
 # What each contributed column (cycle-record.md, schema 3) carries, in the contract's order.
 CONTRIBUTED_COLUMNS: Final[tuple[tuple[str, str], ...]] = (

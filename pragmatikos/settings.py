@@ -246,6 +246,9 @@ PUBLIC_LABEL_MIN_CONTRIBUTORS = envint("PUBLIC_LABEL_MIN_CONTRIBUTORS", 2)
 PUBLIC_LABEL_MIN_TENURE_HOURS = envint("PUBLIC_LABEL_MIN_TENURE_HOURS", 24)
 # Distinct days (UTC, after the tenure) on which each of those contributors must have sent a name.
 PUBLIC_LABEL_MIN_DAYS = envint("PUBLIC_LABEL_MIN_DAYS", 3)
+# Where this service's source code can be read and cloned (shown in every footer and on the contribute
+# page, whose install commands run from a clone). Empty: no public address is known, so none is shown.
+SOURCE_URL = envstr("SOURCE_URL", "")
 # Day windows not yet computed: how many compute at once (each client one at a time), and how many
 # new ones one client address may ask for.
 WINDOW_SLOTS = envint("WINDOW_SLOTS", 2)

@@ -4,6 +4,7 @@ from datetime import UTC, datetime
 from urllib.parse import urlencode
 
 from django import template
+from django.conf import settings
 from django.urls import reverse
 from django.utils.html import format_html
 
@@ -11,6 +12,12 @@ from pages.wording import ShownAxis
 from scoring.shapes import number
 
 register = template.Library()
+
+
+@register.simple_tag
+def source_url() -> str:
+    """Where the service's source can be read and cloned (settings.SOURCE_URL); empty when none is set."""
+    return str(settings.SOURCE_URL)
 
 
 @register.filter
@@ -93,15 +100,6 @@ def compare_url(view: str, a: str, b: str) -> str:
 @register.filter
 def get_item(mapping: object, key: str) -> object:
     return mapping.get(key) if isinstance(mapping, dict) else None
-
-
-@register.filter
-def p_value(value: object) -> str:
-    """A p-value to three decimals, and the smallest ones as a bound rather than 0.000."""
-    as_number = number(value)
-    if as_number is None:
-        return "n/a"
-    return "< 0.001" if as_number < 0.001 else f"{as_number:.3f}"
 
 
 # Colours and widths as SVG attributes, not style attributes: the Content-Security-Policy

@@ -51,7 +51,7 @@ def test_it_clicks_from_the_leaderboard_to_a_pairing_and_a_comparison(site: str,
     sides = page.locator(".side h2 a").all_inner_texts()
     assert sides == [first_label, second_label]
     assert "A − B =" in page.locator(".difference").inner_text()
-    assert "two-proportion z-test" in page.locator(".rates").inner_text()
+    assert "Raw ship rates" in page.locator(".rates").inner_text()
     assert page.locator("table.compare tbody tr").count() == 10 + 6
     page.screenshot(path=str(SCREENSHOTS / "compare-desktop.png"), full_page=True)
 

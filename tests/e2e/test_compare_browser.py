@@ -42,3 +42,20 @@ def test_the_comparison_fits_without_sideways_scrolling(
     assert overflowing(page, width) == []
     page.screenshot(path=str(SCREENSHOTS / f"compare-axes-{name}.png"), full_page=True)
     page.close()
+
+
+# The tier table's box on a phone: whether it scrolls (a column cut off to the right) and how wide it is.
+TIER_TABLE = """() => {
+  const wrap = document.querySelector('table.tiers-compared').closest('.table-wrap');
+  return { scrolls: wrap.scrollWidth > wrap.clientWidth + 1, box: wrap.clientWidth, table: wrap.scrollWidth };
+}"""
+
+
+def test_the_tier_table_fits_its_box_on_a_phone(site: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    page.goto(f"{site}/compare/?view=modelCombo")
+    found = page.evaluate(TIER_TABLE)
+    assert not found["scrolls"], found
+    sentence = page.locator("#switch").inner_text()
+    assert "tie" not in sentence.split() and "tie (" not in sentence
+    page.close()

@@ -26,7 +26,7 @@ def test_it_says_which_side_is_better_on_each_axis_and_tier(demo_snapshot: Snaps
     groups = demo_snapshot.views["modelCombo"]["groups"]
     a, b = groups[0], groups[-1]
     html = client.get("/compare/", {"view": "modelCombo", "a": a["label"], "b": b["label"]}).content.decode()
-    tier_row = r"<tr><th scope=\"row\">(\w+)</th><td>\d+</td>.*?<td>(A|B|even|no comparison)</td>"
+    tier_row = r"<tr><th scope=\"row\">(\w+) <span class=\"hint\">\d+</span></th>.*?<td>(A|B|even|no comparison)</td>"
     tier_rows = re.findall(tier_row, html, re.S)
     assert [name for name, _ in tier_rows] == list(wording.TIERS)
     for name, better in tier_rows:

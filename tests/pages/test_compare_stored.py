@@ -3,7 +3,6 @@
 import dataclasses
 import html as html_module
 import json
-import math
 
 import numpy as np
 import pytest
@@ -95,7 +94,7 @@ def test_it_keeps_samples_on_the_newest_snapshot_only_and_still_compares_an_old_
     assert f"A scored higher than B in {expected.share_a_better * 100:.0f}% of {expected.resamples} resamples" in html
 
 
-def test_it_tests_the_two_ship_rates_and_says_what_the_test_cannot_show(
+def test_it_shows_the_two_ship_rates_without_a_test_that_counts_cycles_as_independent(
     demo_snapshot: Snapshot, client: Client
 ) -> None:
     groups = demo_snapshot.views["modelCombo"]["groups"]
@@ -104,15 +103,10 @@ def test_it_tests_the_two_ship_rates_and_says_what_the_test_cannot_show(
         client.get("/compare/", {"view": "modelCombo", "a": a["label"], "b": b["label"]}).content.decode()
     )
     section = html.split('<section class="rates">', 1)[1].split("</section>", 1)[0]
-    n_a, n_b = a["hshipJudged"], b["hshipJudged"]
-    p_a, p_b = a["hshipped"] / n_a, b["hshipped"] / n_b
-    pooled = (a["hshipped"] + b["hshipped"]) / (n_a + n_b)
-    z = (p_a - p_b) / math.sqrt(pooled * (1 - pooled) * (1 / n_a + 1 / n_b))
-    p_value = math.erfc(abs(z) / math.sqrt(2))
-    assert f"A {p_a * 100:.0f}% ({a['hshipped']} of {n_a})" in section
-    assert f"z = {z:.2f}, p = " in section
-    assert (f"p = {p_value:.3f}" if p_value >= 0.001 else "p = < 0.001") in section
-    assert "independent trial" in section and "They are not" in section
+    n_a = a["hshipJudged"]
+    assert f"A {a['hshipped'] / n_a * 100:.0f}% ({a['hshipped']} of {n_a})" in section
+    # A p-value the page itself calls too small is not shown at all.
+    assert "z-test" not in html and "p = " not in section
     assert (
         "odds of shipping vs the average pairing" in section or "not separable" in section or "unavailable" in section
     )

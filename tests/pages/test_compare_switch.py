@@ -71,7 +71,8 @@ def test_the_sentence_names_the_clear_axes_with_their_size_and_the_score(
     comparison = compare_groups(cycles_frame(), scoring_config(), view="family", label_a=a["label"], label_b=b["label"])
     assert comparison.ci is not None
     tie = comparison.ci[0] <= 0 <= comparison.ci[1]
-    assert ("it is a tie" in sentence) == tie, sentence
+    assert ("not separated on the score" in sentence) == tie, sentence
+    assert "tie" not in sentence
     if not tie:
         assert f"{'A' if comparison.ci[0] > 0 else 'B'} scores higher" in sentence
     summary = switch_summary(compared(demo_snapshot.id, "family", a, b)[1])
@@ -133,7 +134,7 @@ def test_an_older_snapshot_without_axis_samples_says_so_plainly(demo_snapshot: S
     page = _get(client, "family", a, b)
     sentence = _sentence(page)
     assert "no per-axis resamples" in sentence and "no axis difference is claimed" in sentence
-    assert re.search(r"(tie|scores higher|settles nothing)", sentence)
+    assert re.search(r"(not separated on the score|scores higher|settles nothing)", sentence)
     for classes, body in _axis_rows(page).values():
         assert classes == "unclear" and "win" not in body
         assert "no interval: no per-axis samples" in _text(body) or "no interval: no comparison" in _text(body)
@@ -157,7 +158,10 @@ def _comparison(difference: float, ci: tuple[float, float] | None) -> Comparison
 
 
 def test_the_score_half_of_the_sentence_follows_the_interval() -> None:
-    assert switching.score_words(_comparison(2.0, (-3.0, 7.0))).startswith("On the score it is a tie (A − B = +2.0")
+    # An interval holding zero cannot order the two; it does not show them equal, so no "tie".
+    assert switching.score_words(_comparison(2.0, (-3.0, 7.0))) == (
+        "A and B are not separated on the score (A − B = +2.0, interval −3.0 to +7.0)"
+    )
     assert switching.score_words(_comparison(9.0, (1.5, 16.5))).startswith("A scores higher (A − B = +9.0")
     assert switching.score_words(_comparison(-9.0, (-16.5, -1.5))).startswith("B scores higher (A − B = −9.0")
     assert "settles nothing" in switching.score_words(_comparison(9.0, None))

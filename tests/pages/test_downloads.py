@@ -272,11 +272,19 @@ def test_the_data_page_lists_each_download_with_its_size(demo_snapshot: Snapshot
     html = client.get("/data/").content.decode()  # a new file: a new page, though the snapshot is the same
 
     unpacked = len(gzip.decompress(export.path.read_bytes()))
-    assert f"cycles.csv</a> ({filesizeformat(unpacked)})" in html
-    assert f"cycles.csv.gz</a> ({filesizeformat(export.size)})" in html
-    for view in wording.VIEW_TITLES:
+    assert f"Every cycle, CSV</a> ({filesizeformat(unpacked)})" in html
+    assert f"Every cycle, gzip-packed CSV</a> ({filesizeformat(export.size)})" in html
+    for view, title in wording.VIEW_TITLES.items():
         size = len(client.get("/data/rankings.csv", {"view": view}).content)
-        assert f"rankings.csv?view={view}</a> ({filesizeformat(size)})" in html, view
+        assert f'?view={view}">{title}, CSV</a> ({filesizeformat(size)})' in html, view
+    # Link texts a reader reads, not addresses.
+    assert not re.search(r">[^<]*(\?view=|\.csv|\.json)[^<]*</a>", html)
+
+
+def test_the_data_page_names_its_licence_and_how_to_cite_a_snapshot(demo_snapshot: Snapshot, client: Client) -> None:
+    html = client.get("/data/").content.decode()
+    assert f'<a href="{wording.DATA_LICENCE_URL}">{wording.DATA_LICENCE}</a>' in html
+    assert f"Pragmatikos pool, snapshot {demo_snapshot.id}, computed " in html
 
 
 def written_peak(rows_per_contributor: int, contributors: int) -> tuple[int, int]:

@@ -31,6 +31,7 @@ def test_it_defines_every_term_under_its_own_anchor(demo_snapshot: Snapshot, cli
 def test_the_front_page_links_its_terms_to_the_glossary(demo_snapshot: Snapshot, client: Client) -> None:
     page = client.get("/").content.decode()
     assert {"judged", "contributor", "pending", "unshippable", "variance-share", "provisional"} <= linked_terms(page)
+    assert {"score", "score-parts", "rank-range", "odds", "top-share"} <= linked_terms(page)
     # The counts still read as a sentence once the links are in.
     meta = demo_snapshot.document["meta"]
     assert f"{meta['pending']} pending · {meta['unshippable']} unshippable" in page_text(page)
@@ -84,3 +85,27 @@ def test_the_methodology_tables_take_the_pages_width(demo_snapshot: Snapshot, cl
     page = client.get("/methodology/").content.decode()
     assert '<article class="prose wide-tables">' in page
     assert page.count('<div class="table-wrap"') >= 3
+
+
+def test_it_defines_the_score_its_six_parts_and_the_caveats(demo_snapshot: Snapshot, client: Client) -> None:
+    from scoring.shapes import DOMINATED_SHARE, THIN_BELOW
+
+    page = client.get("/glossary/").content.decode()
+    assert {"score", "score-parts", "rank-range", "odds", "top-share", "thin", "dominated", "directional"} <= set(
+        re.findall(r'<dt id="([a-z-]+)">', page)
+    )
+    text = page_text(page)
+    for tier in wording.SHOWN_TIERS:
+        assert f"{tier.name}, weight {tier.weight}: high means {tier.high}, low {tier.low}" in text
+    assert "Cost 40 means costlier than the pool" in text
+    # The caveats' thresholds are the method's own.
+    assert f"fewer than {THIN_BELOW} judged cycles" in text and f"gave {round(DOMINATED_SHARE * 100)}% or more" in text
+    for flag in wording.FLAG_WORDS:
+        assert f'<dt id="{flag}">' in page
+
+
+def test_directional_reads_the_labs_own_number_of_runs(demo_snapshot: Snapshot, client: Client) -> None:
+    from lab.stats import THIN_RUNS
+
+    text = page_text(client.get("/glossary/").content.decode())
+    assert f"a row with fewer than {THIN_RUNS} runs" in text

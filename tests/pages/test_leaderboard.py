@@ -82,15 +82,11 @@ def test_it_prints_each_rank_as_the_range_of_places_its_interval_allows(
     Snapshot.objects.filter(id=demo_snapshot.id).update(document=document)
     html = client.get("/", {"view": "modelCombo"}).content.decode()
 
-    expected = []
-    for g in groups:
-        if (g["rank"], g["rank_worst"]) == (1, len(groups)):
-            expected.append(wording.NOT_SEPARATED)
-        else:
-            expected.append(str(g["rank"]) if g["rank"] == g["rank_worst"] else f"{g['rank']}–{g['rank_worst']}")
+    expected = [str(g["rank"]) if g["rank"] == g["rank_worst"] else f"{g['rank']}–{g['rank_worst']}" for g in groups]
     assert printed_ranks(html) == expected
-    assert "1–2" in expected and wording.NOT_SEPARATED in expected
-    assert f"1–{len(groups)}<" not in html
+    # Every row reads as a range, the whole list's too: no words in place of a number beside "1–2".
+    assert "1–2" in expected and f"1–{len(groups)}" in expected
+    assert "not separated" not in page_text(html.split('<table class="rankings">', 1)[1].split("</table>", 1)[0])
     # One contributor claims no place beyond the whole range, and shows no interval.
     alone = [g for g in groups if g["contributors"] == 1]
     assert alone, "the demo pool has a pairing with one contributor"
@@ -168,17 +164,24 @@ def words_of(fragment: str) -> str:
     return html_module.unescape(re.sub(r"<[^>]+>", "", fragment))
 
 
+def verdict_words(page: str) -> str:
+    """The verdict as a reader reads it."""
+    section = re.search(r'<section class="verdict[^"]*"[^>]*>(.*?)</section>', page, re.S)
+    assert section is not None
+    return words_of(section[1])
+
+
 def test_it_heads_the_table_with_the_verdict_of_the_intervals(demo_snapshot: Snapshot, client: Client) -> None:
     document = demo_snapshot.document
     groups = document["views"]["modelCombo"]["groups"]
     html = client.get("/", {"view": "modelCombo"}).content.decode()
-    # The demo's intervals all overlap: no pairing is named as ahead, the best supported one is.
+    # The demo's intervals all overlap: the leader by score is named, with the others it is not separated from.
     assert all((g["rank"], g["rank_worst"]) == (1, len(groups)) for g in groups)
-    verdict = words_of(html.split('<section class="verdict"', 1)[1].split("</section>", 1)[0])
-    assert f"No pairing is surely ahead yet: {len(groups)} of the {len(groups)} pairings could be first" in verdict
-    most = max(g["contributors"] for g in groups)
-    best = min((g for g in groups if g["contributors"] == most and g["ci"]), key=lambda g: g["ci"][1] - g["ci"][0])
-    assert f"The best supported is {best['label']} (score {best['scoreAdj']:.1f}" in verdict
+    verdict = verdict_words(html)
+    first = groups[0]
+    assert verdict.startswith(f"Highest score: {first['label']} (score {first['scoreAdj']:.1f}")
+    assert f"not separated from any of the other {len(groups) - 1} pairings." in verdict
+    assert "best" not in verdict.lower()
     assert html.index('<section class="verdict"') < html.index('<table class="rankings">')
 
     # Set the first pairing's interval above every other one: the verdict names it.
@@ -191,9 +194,23 @@ def test_it_heads_the_table_with_the_verdict_of_the_intervals(demo_snapshot: Sna
     page_cache.forget_process_copies()
     cache.clear()
     html = client.get("/", {"view": "modelCombo"}).content.decode()
-    verdict = words_of(html.split('<section class="verdict separated"', 1)[1].split("</section>", 1)[0])
-    assert f"{groups[0]['label']} (score {groups[0]['scoreAdj']:.1f}" in verdict
-    assert "is surely ahead of every other pairing" in verdict
+    assert '<section class="verdict separated"' in html
+    verdict = verdict_words(html)
+    assert verdict.startswith(f"First by score: {groups[0]['label']} (score {groups[0]['scoreAdj']:.1f}")
+    assert "so it is surely ahead of them all" in verdict
+
+
+@pytest.mark.parametrize("view", ["modelCombo", "model"])
+def test_the_verdict_puts_first_only_the_first_by_score(demo_snapshot: Snapshot, client: Client, view: str) -> None:
+    # The demo's most-contributed group is not its leader by score: a sentence led by support would name it.
+    groups = demo_snapshot.views[view]["groups"]
+    most = max(g["contributors"] for g in groups)
+    assert groups[0]["contributors"] < most
+    verdict = verdict_words(client.get("/", {"view": view}).content.decode())
+    named = [g["label"] for g in groups if f"{g['label']} (" in verdict]
+    assert named and named[0] == groups[0]["label"]
+    assert verdict.index(f"{groups[0]['label']} (") == verdict.index("Highest score: ") + len("Highest score: ")
+    assert "best" not in verdict.lower()
 
 
 def test_it_keeps_the_custom_window_days_in_iso_form_for_the_date_fields(
@@ -235,4 +252,18 @@ def test_it_draws_the_forest_plot_in_the_tables_order(demo_snapshot: Snapshot, c
     groups = demo_snapshot.views["modelCombo"]["groups"]
     assert forest[0].count("<circle") == len(groups)
     assert forest[0].count('stroke-linecap="round"') == sum(1 for g in groups if g["ci"])
-    assert html.index('<svg class="forest"') < html.index('<table class="rankings">')
+    # The ranking comes first; the chart that draws it, after the table.
+    assert html.index('<svg class="forest"') > html.index('<table class="rankings">')
+
+
+def test_the_score_part_columns_say_what_a_high_number_means(demo_snapshot: Snapshot, client: Client) -> None:
+    html = client.get("/", {"view": "modelCombo"}).content.decode()
+    head = html.split('<table class="rankings">', 1)[1].split("</thead>", 1)[0]
+    # Cost 40 is costlier than the pool: the column says so, where "weight 20" alone did not.
+    assert "high: cheaper" in page_text(head)
+    assert 'title="Cost, weight 20 of 100. 50 is the pool; above 50 cheaper than the pool (e.g. 60), below 50 ' in head
+    for tier in wording.SHOWN_TIERS:
+        heading = f'<abbr title="{tier.explain}">{tier.name}</abbr> <span class="hint">high: {tier.high}</span>'
+        assert heading in head
+    # The Rank heading links the one entry that explains every printed range.
+    assert '<a class="term" href="/glossary/#rank-range">Rank</a>' in head

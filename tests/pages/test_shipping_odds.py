@@ -132,7 +132,7 @@ METHODOLOGY_PHRASES = {
         "not separable",
         "adjustment unavailable",
         "contributor variance share",
-        "two-proportion z-test",
+        "runs no test that treats every cycle",
         "independent trial",
         "average ranked pairing",
         "for the same contributor",

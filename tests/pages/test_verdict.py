@@ -29,8 +29,8 @@ def view_doc(groups: list[tuple[str, float, tuple[float, float] | None, int]]) -
     )
 
 
-def test_it_names_no_leader_when_the_intervals_overlap_and_names_the_best_supported() -> None:
-    # The front page: the top row is wide, the one with most contributors sits just below it.
+def test_it_names_the_leader_by_score_and_never_the_best_supported_as_best() -> None:
+    # The front page: the top row is wide, the one with most contributors sits lower down.
     doc = view_doc(
         [
             ("a → a", 58.0, (33.0, 83.0), 3),
@@ -44,11 +44,62 @@ def test_it_names_no_leader_when_the_intervals_overlap_and_names_the_best_suppor
     assert found is not None
     assert not found.separated and found.leaders == ()
     assert found.contenders == 5  # every interval reaches the top one's, and one contributor claims every place
-    # Nine contributors each, the narrower interval wins.
-    assert found.best_supported == "d → d"
-    assert found.sentence.startswith("No pairing is surely ahead yet: 5 of the 5 pairings could be first")
-    assert "d → d (score 50.0, interval 45–56, 9 contributors)" in found.sentence
-    assert "More contributors" in found.sentence
+    assert found.leader == "a → a"
+    assert found.sentence == (
+        "Highest score: a → a (score 58.0, interval 33–83, 3 contributors), but the intervals overlap, "
+        "so it is not separated from any of the other 4 pairings."
+    )
+    assert "best" not in found.sentence.lower()
+
+
+def test_it_names_which_groups_the_leader_is_not_separated_from_in_score_order() -> None:
+    doc = view_doc(
+        [
+            ("a", 80.0, (60.0, 95.0), 6),
+            ("b", 75.0, (70.0, 80.0), 30),
+            ("c", 60.0, (50.0, 59.0), 8),  # wholly below a's interval: separated
+            ("d", 58.0, (40.0, 70.0), 5),
+            ("e", 56.0, (45.0, 61.0), 5),
+            ("f", 50.0, None, 1),
+        ]
+    )
+    found = verdict(leaderboard_rows(doc), view="model")
+    assert found is not None and found.leader == "a"
+    assert found.sentence.endswith("so it is not separated from 4 other models: b, d, e and 1 more.")
+    assert found.named == ("a", "b", "d", "e")
+
+
+def test_no_sentence_puts_a_group_first_by_anything_but_its_score() -> None:
+    # The most contributors and the narrowest interval sit at the bottom: it comes last in every list.
+    doc = view_doc(
+        [
+            ("a", 70.0, (60.0, 90.0), 2),
+            ("b", 65.0, (45.0, 85.0), 3),
+            ("c", 62.0, (40.0, 59.0), 4),
+            ("z", 60.0, (58.0, 62.0), 40),
+        ]
+    )
+    found = verdict(leaderboard_rows(doc), view="model")
+    assert found is not None and found.named[0] == "a"
+    assert found.sentence.startswith("Highest score: a (score 70.0")
+    assert found.sentence.endswith("not separated from 2 other models: b and z.")
+    assert "best" not in found.sentence.lower()
+
+
+def test_a_group_that_ships_clearly_more_is_named_with_its_axis_not_as_the_leader() -> None:
+    doc = view_doc([("a → a", 70.0, (50.0, 90.0), 4), ("b → b", 60.0, (45.0, 75.0), 6), ("c → c", 50.0, (40, 60), 5)])
+    doc["meta"]["adjustment"] = "ok"
+    doc["groups"][1]["adjusted"] = {"odds_ratio": 2.81, "ci": [2.02, 3.90], "separable": True}
+    doc["groups"][2]["adjusted"] = {"odds_ratio": 1.4, "ci": [0.8, 2.4], "separable": True}  # not clearly above
+    found = verdict(leaderboard_rows(doc), view="modelCombo")
+    assert found is not None and found.leader == "a → a"
+    assert found.sentence.startswith("Highest score: a → a") and "b → b" not in found.sentence
+    assert found.aside == (
+        "On shipping alone, one of the score's parts, b → b (odds ×2.81, 2.02–3.90) ships clearly more often than "
+        "the average pairing, for the same contributor."
+    )
+    assert "c → c" not in found.aside
+    assert "b → b" in found.named
 
 
 def test_it_names_the_one_pairing_whose_interval_lies_above_all_others() -> None:
@@ -58,8 +109,9 @@ def test_it_names_the_one_pairing_whose_interval_lies_above_all_others() -> None
     found = verdict(leaderboard_rows(doc), view="modelCombo")
     assert found is not None and found.separated
     assert found.leaders == ("a → b",) and found.contenders == 1
-    assert (
-        "a → b (score 74.0, interval 70–80, 12 contributors) is surely ahead of every other pairing" in found.sentence
+    assert found.sentence == (
+        "First by score: a → b (score 74.0, interval 70–80, 12 contributors). Its interval lies above every other "
+        "pairing's, so it is surely ahead of them all."
     )
 
 
@@ -75,7 +127,8 @@ def test_it_names_a_leading_pair_that_the_intervals_do_not_order() -> None:
     found = verdict(leaderboard_rows(doc), view="model")
     assert found is not None and found.separated
     assert found.leaders == ("a", "b")
-    assert "are surely ahead of every other model; between these 2 the intervals do not decide" in found.sentence
+    assert found.sentence.startswith("First by score: a (score 74.0")
+    assert "in that order; these 2 are surely ahead of every other model" in found.sentence
 
 
 def test_a_group_without_an_interval_keeps_any_leader_from_being_sure() -> None:
@@ -83,8 +136,9 @@ def test_a_group_without_an_interval_keeps_any_leader_from_being_sure() -> None:
     doc = view_doc([("a", 80.0, (75.0, 85.0), 20), ("b", 40.0, None, 1), ("c", 30.0, (25.0, 35.0), 6)])
     found = verdict(leaderboard_rows(doc), view="family")
     assert found is not None and not found.separated
-    assert found.contenders == 2 and found.best_supported == "a"
-    assert found.sentence.startswith("No family is surely ahead yet: 2 of the 3 families could be first")
+    assert found.contenders == 2 and found.leader == "a"
+    assert found.sentence.startswith("Highest score: a (score 80.0, interval 75–85, 20 contributors), but the")
+    assert found.sentence.endswith("so it is not separated from 1 other family: b.")
 
 
 def test_it_says_when_only_one_group_is_ranked_and_nothing_when_none_is() -> None:
@@ -94,9 +148,10 @@ def test_it_says_when_only_one_group_is_ranked_and_nothing_when_none_is() -> Non
     assert verdict([], view="model") is None
 
 
-def test_a_rank_that_spans_the_whole_list_reads_not_separated() -> None:
+def test_a_rank_that_spans_the_whole_list_reads_as_its_range_like_every_other() -> None:
     doc = view_doc([("a", 70.0, (60.0, 80.0), 5), ("b", 60.0, None, 1), ("c", 40.0, (30.0, 45.0), 5)])
     groups = doc["groups"]
     assert [(g["rank"], g["rank_worst"]) for g in groups] == [(1, 2), (1, 3), (2, 3)]
-    assert [rank_text(g, len(groups)) for g in groups] == ["1–2", "not separated", "2–3"]
-    assert [row["rank_text"] for row in leaderboard_rows(doc)] == ["1–2", "not separated", "2–3"]
+    assert [rank_text(g) for g in groups] == ["1–2", "1–3", "2–3"]
+    assert [row["rank_text"] for row in leaderboard_rows(doc)] == ["1–2", "1–3", "2–3"]
+    assert [row["not_separated"] for row in leaderboard_rows(doc)] == [False, True, False]

@@ -52,7 +52,9 @@ test: $(VENV)/.installed lint
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} SECRET_KEY=test-key INSTALL_HASH_KEY=test-install-hash-key \
 		$(BIN)/python manage.py makemigrations --check --dry-run
 	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} SECRET_KEY=test-key INSTALL_HASH_KEY=test-install-hash-key \
-		$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal
+		$(BIN)/pytest -n $(TEST_WORKERS) --dist worksteal --cov --cov-report=
+	@$(BIN)/coverage html --quiet -d var/coverage
+	@echo "==> Line coverage of this process's code (not the servers and workers the tests start): $$($(BIN)/coverage report --format=total)% (var/coverage/index.html)"
 
 # The pure parts alone: scoring, the contract and the recorder, on the embedded default (no PostgreSQL,
 # Redis or worker), two processes at once.

@@ -50,7 +50,7 @@ class RedactAddresses(logging.Filter):
         return True
 
 
-class AddressFreeLogger(glogging.Logger):
+class AddressFreeLogger(glogging.Logger):  # type: ignore[misc]  # gunicorn has no types
     def setup(self, cfg):  # type: ignore[no-untyped-def]
         super().setup(cfg)
         self.error_log.addFilter(RedactAddresses())

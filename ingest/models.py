@@ -3,7 +3,7 @@ from django.db import models, transaction
 from django.db.models import Exists, Max, Q
 
 from core.backend import advisory_lock
-from core.keys import install_hash  # noqa: F401  (re-exported: callers name it with the models)
+from core.keys import install_hash as install_hash  # re-exported: callers name it with the models
 from scoring.shapes import CELL_KEY
 
 # The key of the PostgreSQL advisory lock that serializes handing out contributor numbers.

@@ -66,7 +66,7 @@ def _read(queryset: Any) -> pd.DataFrame:
         header=None,
         names=list(_CELL_COLUMNS),
         dtype=dict.fromkeys([*_TEXT_COLUMNS, "judged", "x_counted", "x_latencies", "x_weights"], str),
-        keep_default_na=False,  # type: ignore[arg-type]
+        keep_default_na=False,
     )
 
 

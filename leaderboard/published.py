@@ -83,7 +83,7 @@ def serving_snapshot() -> tuple[int, int]:
     local = process_cache()
     look = local.get(LOOK_KEY)
     if look is not None:
-        return look
+        return cast(tuple[int, int], look)
     held = soft_cache.get_many([GENERATION_KEY, SERVING_KEY])
     if held is None:
         # The cache is unreachable: the newest snapshot from the database, and generation 0,

@@ -175,7 +175,7 @@ def cycles_frame(
             header=0,
             names=[*FRAME_COLUMNS, _COUNTED],
             dtype=dtypes,
-            keep_default_na=False,  # type: ignore[arg-type]
+            keep_default_na=False,
         )
         if frame.empty:
             frame = pd.DataFrame({name: pd.Series(dtype="object") for name in (*FRAME_COLUMNS, _COUNTED)})

@@ -33,7 +33,6 @@ from pages.presenters import (
     has_other,
     interval,
     leaderboard_rows,
-    number,
     planner_and_builder,
     provisional_rows,
     row_for,
@@ -78,6 +77,7 @@ from scoring.shapes import (
     GroupRow,
     PoolDocument,
     View,
+    number,
 )
 
 # bench/coverage.py writes its table here; the file is committed, so the page shows what was last measured.

@@ -15,23 +15,23 @@ def _open(lo: FloatArray, hi: FloatArray) -> tuple[FloatArray, FloatArray]:
 def interval_ranks(lo: FloatArray, hi: FloatArray) -> IntArray:
     """B1 `rank`: 1 + the number of groups whose interval lower bound is above this group's upper bound."""
     lo, hi = _open(lo, hi)
-    return 1 + (lo[None, :] > hi[:, None]).sum(axis=1).astype(np.int64)
+    return np.asarray(1 + (lo[None, :] > hi[:, None]).sum(axis=1).astype(np.int64), dtype=np.int64)
 
 
 def interval_worst_ranks(lo: FloatArray, hi: FloatArray) -> IntArray:
     """B1 `rank_worst`: G - the number of groups whose interval upper bound is below this group's lower bound."""
     lo, hi = _open(lo, hi)
-    return len(lo) - (hi[None, :] < lo[:, None]).sum(axis=1).astype(np.int64)
+    return np.asarray(len(lo) - (hi[None, :] < lo[:, None]).sum(axis=1).astype(np.int64), dtype=np.int64)
 
 
 def point_ranks(scores: FloatArray) -> IntArray:
     """Without intervals: 1 + the number of groups with a strictly higher score (equal scores tie)."""
-    return 1 + (scores[None, :] > scores[:, None]).sum(axis=1).astype(np.int64)
+    return np.asarray(1 + (scores[None, :] > scores[:, None]).sum(axis=1).astype(np.int64), dtype=np.int64)
 
 
 def point_worst_ranks(scores: FloatArray) -> IntArray:
     """Without intervals: G - the number of groups with a strictly lower score."""
-    return len(scores) - (scores[None, :] < scores[:, None]).sum(axis=1).astype(np.int64)
+    return np.asarray(len(scores) - (scores[None, :] < scores[:, None]).sum(axis=1).astype(np.int64), dtype=np.int64)
 
 
 @dataclass(frozen=True)

@@ -99,7 +99,7 @@ def tiers(position: FloatArray) -> tuple[FloatArray, BoolArray]:
 
 def score(tier_values: FloatArray) -> FloatArray:
     """The weighted mean of the tiers: sum(weight x tier) / 100."""
-    return (tier_values * _TIER_WEIGHTS).sum(axis=-1) / 100
+    return np.asarray((tier_values * _TIER_WEIGHTS).sum(axis=-1) / 100, dtype=np.float64)
 
 
 def finish(raw: FloatArray, evidence: FloatArray, pool: FloatArray, k: int = EVIDENCE_K) -> Finished:

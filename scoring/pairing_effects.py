@@ -145,7 +145,8 @@ class _CrossedLogit:
 
     def _linear_predictor(self, u: np.ndarray) -> np.ndarray:
         c = self.cells
-        return u[0] + u[1 + c.pairing] + u[self.n_top + c.contributor]
+        predictor: np.ndarray = u[0] + u[1 + c.pairing] + u[self.n_top + c.contributor]
+        return predictor
 
     def _log_joint(self, u: np.ndarray, precision: np.ndarray) -> float:
         c = self.cells

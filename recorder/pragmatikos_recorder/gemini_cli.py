@@ -173,7 +173,7 @@ def _starts_in_plan(messages: list[dict[str, Any]]) -> bool:
         for call in message.get("toolCalls") or [] if isinstance(message.get("toolCalls"), list) else []:
             name = _mapping(call).get("name")
             if name in (ENTER_PLAN, EXIT_PLAN):
-                return name == EXIT_PLAN
+                return bool(name == EXIT_PLAN)
     return False
 
 

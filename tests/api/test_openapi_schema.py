@@ -16,8 +16,9 @@ import pytest
 from django.test import Client
 from hypothesis import given
 from hypothesis import strategies as st
+from pragmatikos_contract.values import TOKEN_RE, VERSION_RE, privacy_problem
 
-from ingest import contract, contract_rules, openapi
+from ingest import openapi
 from ingest.api import ENVELOPE_REQUEST
 from ingest.columns import COLUMNS_BY_SCHEMA
 from tests.cycles.wire import envelope
@@ -98,10 +99,10 @@ def test_it_states_each_privacy_check_as_a_pattern(rule: Rule) -> None:
     assert matches_a_privacy_pattern(value)
 
 
-@given(st.from_regex(contract.VERSION_RE, fullmatch=True) | st.from_regex(contract_rules.TOKEN_RE, fullmatch=True))
+@given(st.from_regex(VERSION_RE, fullmatch=True) | st.from_regex(TOKEN_RE, fullmatch=True))
 def test_its_privacy_patterns_refuse_what_the_contract_refuses(value: str) -> None:
     # Either case of a letter: the contract checks the lowercased value, the schema the value sent.
-    assert matches_a_privacy_pattern(value) is (contract.privacy_problem(value.lower()) is not None)
+    assert matches_a_privacy_pattern(value) is (privacy_problem(value.lower()) is not None)
 
 
 def test_its_documented_example_passes_every_check(client: Client, db: None) -> None:

@@ -6,9 +6,10 @@ import json
 from datetime import UTC, date, datetime, timedelta
 
 import pytest
+from pragmatikos_contract.values import privacy_problem
 
 from ingest.columns import COLUMNS_BY_SCHEMA, CONTRACT_TO_FIELD, DEFAULTS_FOR_MISSING, FACT_FIELDS
-from ingest.contract import STORED_FIELDS, Validation, privacy_problem, validate_envelope
+from ingest.contract import STORED_FIELDS, Validation, validate_envelope
 from tests.cycles import PUBLISHED_EFFORTS, PUBLISHED_MODELS
 from tests.cycles.wire import envelope, wire_cycle, with_cell
 from tests.ingest.rules import REFUSING_RULES, SKIPPING_RULES, Rule

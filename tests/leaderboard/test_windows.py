@@ -6,6 +6,7 @@ import pytest
 from django.test import Client, override_settings
 from django.utils import timezone
 
+from core import soft_cache
 from core.keys import keyed_digest
 from leaderboard import recompute, windows
 from tests.cycles.stored import make_contributor, make_cycles
@@ -31,10 +32,10 @@ def test_it_lets_another_client_compute_while_one_holds_a_window(published: None
         other = windows._claim_window("another", second)
         assert other is not None
         for taken in other:
-            windows.soft_cache.delete(taken)
+            soft_cache.delete(taken)
     finally:
         for taken in held:
-            windows.soft_cache.delete(taken)
+            soft_cache.delete(taken)
 
 
 def test_it_computes_the_same_window_once_at_a_time(published: None) -> None:
@@ -45,7 +46,7 @@ def test_it_computes_the_same_window_once_at_a_time(published: None) -> None:
         assert windows._claim_window("same", second) is None
     finally:
         for taken in held:
-            windows.soft_cache.delete(taken)
+            soft_cache.delete(taken)
 
 
 @override_settings(WINDOW_SLOTS=1)
@@ -57,7 +58,7 @@ def test_it_answers_busy_when_every_slot_is_taken(published: None) -> None:
             windows.scoped_document(since=timezone.now().date(), until=None, requester=keyed_digest("address", "x"))
     finally:
         for taken in held:
-            windows.soft_cache.delete(taken)
+            soft_cache.delete(taken)
 
 
 @override_settings(WINDOW_RATE_PER_ADDRESS="2/hour")
@@ -86,7 +87,7 @@ def test_a_reader_reloading_on_503_spends_none_of_the_rate(published: None, clie
         reloads = [client.get("/", {"window": "custom", "since": f"{today:%Y-%m-%d}"}) for _ in range(30)]
     finally:
         for taken in held:
-            windows.soft_cache.delete(taken)
+            soft_cache.delete(taken)
     assert {answer.status_code for answer in reloads} == {503}
     # Once a slot is free, the reader's rate is whole: both windows it allows are computed, then no more.
     days = [today - dt.timedelta(days=offset) for offset in (0, 2, 4)]

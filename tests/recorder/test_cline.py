@@ -17,7 +17,14 @@ import pytest
 from pragmatikos_recorder import cli, cline, json_file
 from pragmatikos_recorder.cycles import cycle_facts
 from pragmatikos_recorder.git_ship import ShipJudge
-from pragmatikos_recorder.jsonl import NOT_AN_OBJECT, TOO_DEEP, TOO_LARGE, ReadReport, reporting_to
+from pragmatikos_recorder.jsonl import (
+    FILE_TOO_MANY_VALUES,
+    NOT_AN_OBJECT,
+    TOO_DEEP,
+    TOO_LARGE,
+    ReadReport,
+    reporting_to,
+)
 from pragmatikos_recorder.scan import Roots, scan_logs
 from pragmatikos_recorder.session import Event, Kind, Session
 
@@ -315,7 +322,7 @@ def test_a_file_of_too_many_values_is_skipped_before_it_is_decoded(
     monkeypatch.setattr(json_file, "MAX_VALUES", 1000)
     sessions, report = bad_rows_report(tmp_path, "[" + ",".join(["{}"] * 2000) + "]")
     assert sessions == []
-    assert list(report.skipped_files.values()) == [("cline", json_file.FILE_TOO_MANY_VALUES)]
+    assert list(report.skipped_files.values()) == [("cline", FILE_TOO_MANY_VALUES)]
 
 
 def test_the_scan_reads_an_extension_folder_named_on_the_command_line(
@@ -337,7 +344,7 @@ def test_a_crafted_file_near_the_size_cap_is_weighed_and_skipped_in_bounded_memo
     path.write_bytes(b"[" + b",".join([b"{}"] * 40_000_000) + b"]")
     extension = path.parent.parent.parent
     done, peak, took = run_and_tell_peak(["scan", "--harness", "cline", "--cline-dir", str(extension)], tmp_path)
-    assert f"  cline: 1 {json_file.FILE_TOO_MANY_VALUES}" in done.stderr.splitlines()
+    assert f"  cline: 1 {FILE_TOO_MANY_VALUES}" in done.stderr.splitlines()
     # The interpreter (~40 MB), the file held (120 MB) and one copy while it is weighed.
     assert peak < (40 + 2 * 120 + 40) << 10, f"peak RSS {peak >> 10} MB"
     assert took < TIME_BOUND_S, f"took {took:.1f} s"

@@ -8,12 +8,13 @@ from datetime import UTC, datetime
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from pragmatikos_contract.values import privacy_problem
 from pragmatikos_recorder.config import load_identity
 from pragmatikos_recorder.envelope import envelope, to_rows
 from pragmatikos_recorder.privacy import is_private, safe_effort, safe_token, safe_version
 from pragmatikos_recorder.scan import HARNESSES, scan_logs
 
-from ingest.contract import privacy_problem, validate_envelope
+from ingest.contract import validate_envelope
 from tests.recorder.conftest import NOW, World
 
 

@@ -33,7 +33,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any, Final
 
-from pragmatikos_recorder.documents import json_document
+from pragmatikos_recorder.json_file import document as json_document
 from pragmatikos_recorder.jsonl import json_objects, skip_file, token_count
 from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
 from pragmatikos_recorder.skips import Reading

@@ -1,6 +1,9 @@
-"""Reading a log that is one JSON document (a task's message array, a thread), perhaps cut short, perhaps crafted.
+"""Reading a log that is one JSON document (a task's message array, a thread, a chat), perhaps cut short,
+perhaps crafted, and JSON kept in database cells.
 
-Some agents rewrite a whole JSON file as a task grows (Cline's `ui_messages.json`, Amp's threads),
+Some agents rewrite a whole JSON file as a task grows (Cline's `ui_messages.json`, Amp's threads, an
+OpenCode export, a Gemini CLI chat before v0.39) or keep JSON in SQLite cells (OpenCode 1.2+, weighed
+like a log line),
 so a file caught mid-write ends part-way through a record. The records of an array are decoded one
 at a time: a record that is not an object, or fails its reader's check, costs that record only;
 where the text stops making sense (a cut, a syntax error) the records before it are kept and the
@@ -18,13 +21,15 @@ from typing import Any, Final
 
 from pragmatikos_recorder.jsonl import (
     FILE_TOO_MANY_VALUES,
+    LINE_TOO_LONG,
+    MAX_LINE_BYTES,
     NOT_AN_OBJECT,
-    NOT_JSON,
     TOO_DEEP,
     TOO_LARGE,
     TOO_MANY_VALUES,
     LineCheck,
     _open,
+    _parse,
     skip_file,
     skip_line,
     weigh,
@@ -34,13 +39,15 @@ from pragmatikos_recorder.jsonl import MAX_FILE_VALUES as MAX_VALUES
 # Held whole and weighed (a copy): twice this at most before decoding. Real task files run to tens of MB.
 MAX_BYTES: Final = 128 << 20
 NOT_AN_ARRAY: Final = "not a JSON array"
+NOT_JSON_TEXT: Final = "not JSON text (missing, or longer than a log line)"
 CUT_SHORT: Final = "cut short or broken here; the records after it are not read"
 _DECODER: Final = json.JSONDecoder()
 _SPACE: Final = " \t\r\n"
 
 
-def _text(path: Path) -> str | None:
-    """The file's text when it is a regular file within MAX_BYTES and not too many values; else None, said."""
+def _text(path: Path, *, whole: bool) -> str | None:
+    """The file's text when it is a regular file within MAX_BYTES and not too many values (nor, read
+    `whole`, too deep: records are weighed one by one); else None, said."""
     handle = _open(path)
     if handle is None:
         return None
@@ -51,28 +58,48 @@ def _text(path: Path) -> str | None:
         return None
     _, why = weigh(data, MAX_VALUES)
     if why == TOO_MANY_VALUES:
-        skip_file(path, FILE_TOO_MANY_VALUES)
+        why = FILE_TOO_MANY_VALUES
+    elif not whole:
+        why = None
+    if why is not None:
+        skip_file(path, why)
         return None
     return data.decode("utf-8", errors="replace")
 
 
 def document(path: Path) -> Any:
     """The file's JSON value, or None (told to the scan's report) when it is unreadable, too big or not JSON."""
-    text = _text(path)
+    text = _text(path, whole=True)
     if text is None:
         return None
-    try:
-        return json.loads(text)
-    except RecursionError:
-        skip_file(path, TOO_DEEP)
-    except ValueError:  # not JSON, or a number past Python's digit limit
-        skip_file(path, NOT_JSON)
-    return None
+    value, why = _parse(text)
+    if why is not None:
+        skip_file(path, why)
+        return None
+    return value
+
+
+def json_cell(text: Any) -> tuple[Any, int, str | None]:
+    """A JSON text from a database cell, weighed like a log line: (its value, the values it makes, why
+    it is passed over or None)."""
+    if isinstance(text, bytes):
+        raw = text
+    elif isinstance(text, str):
+        raw = text.encode("utf-8", errors="replace")
+    else:
+        return None, 0, NOT_JSON_TEXT
+    if len(raw) > MAX_LINE_BYTES:
+        return None, 0, LINE_TOO_LONG
+    values, why = weigh(raw)
+    if why is not None:
+        return None, 0, why
+    value, why = _parse(raw.decode("utf-8", errors="replace"))
+    return value, values, why
 
 
 def records(path: Path, check: LineCheck | None = None) -> Iterator[dict[str, Any]]:
     """Each object of the file's top-level array that passes `check`, in order; others are reported by number."""
-    text = _text(path)
+    text = _text(path, whole=False)
     if text is None:
         return
     index = _skip_space(text, 0)

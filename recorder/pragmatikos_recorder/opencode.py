@@ -39,7 +39,8 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Final
 
-from pragmatikos_recorder.documents import json_cell, json_document
+from pragmatikos_recorder.json_file import document as json_document
+from pragmatikos_recorder.json_file import json_cell
 from pragmatikos_recorder.jsonl import (
     FILE_TOO_MANY_VALUES,
     MAX_FILE_VALUES,

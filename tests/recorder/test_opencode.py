@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from pragmatikos_recorder import documents, opencode
+from pragmatikos_recorder import json_file, opencode
 from pragmatikos_recorder.cycles import Cycle, cycle_facts
 from pragmatikos_recorder.git_ship import ShipJudge
 from pragmatikos_recorder.jsonl import NOT_JSON, TOO_LARGE
@@ -315,7 +315,7 @@ def test_a_truncated_export_is_skipped_saying_why(tmp_path: Path) -> None:
 
 
 def test_an_export_larger_than_the_bound_is_not_read(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(documents, "MAX_DOCUMENT_BYTES", 1000)  # the real file is 3696 bytes
+    monkeypatch.setattr(json_file, "MAX_BYTES", 1000)  # the real file is 3696 bytes
     path = tmp_path / "big.json"
     path.write_text(EXPORT.read_text())
     roots = Roots(tmp_path / "c", tmp_path / "x", tmp_path / "a", opencode=tmp_path)

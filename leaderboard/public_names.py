@@ -47,8 +47,12 @@ CLIENT_PROVIDERS: Final = frozenset(
     }
 )  # fmt: skip
 # Harnesses whose cycles this service takes: the OpenCode plugin and the recorder's readers.
-KNOWN_HARNESSES: Final = frozenset({"opencode", "claude-code", "codex", "aider"}) | frozenset(
-    {"cline", "roo-code", "kilo-code"}  # one recorder reader, named by the extension's folder
+KNOWN_HARNESSES: Final = (
+    frozenset({"opencode", "claude-code", "codex", "aider"})
+    | frozenset(
+        {"cline", "roo-code", "kilo-code"}  # one recorder reader, named by the extension's folder
+    )
+    | frozenset({"goose"})
 )
 
 

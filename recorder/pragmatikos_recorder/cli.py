@@ -47,6 +47,12 @@ def _parser() -> argparse.ArgumentParser:
             " (default: those in each editor's globalStorage)",
         )
         sub.add_argument(
+            "--goose-dir",
+            type=Path,
+            help="Goose's data folder holding sessions/sessions.db (default ~/.local/share/goose,"
+            " %%APPDATA%%\\Block\\goose\\data on Windows)",
+        )
+        sub.add_argument(
             "--allow-name",
             action="append",
             default=[],
@@ -82,6 +88,7 @@ def _roots(args: argparse.Namespace) -> Roots:
         args.aider_root or defaults.aider,
         aider_named=args.aider_root is not None,
         cline=(args.cline_dir,) if args.cline_dir else defaults.cline,
+        goose=(args.goose_dir,) if args.goose_dir else defaults.goose,
     )
 
 

@@ -52,7 +52,7 @@ KNOWN_HARNESSES: Final = (
     | frozenset(
         {"cline", "roo-code", "kilo-code"}  # one recorder reader, named by the extension's folder
     )
-    | frozenset({"goose"})
+    | frozenset({"goose", "amp"})
 )
 
 

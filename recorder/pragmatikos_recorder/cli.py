@@ -53,6 +53,12 @@ def _parser() -> argparse.ArgumentParser:
             " %%APPDATA%%\\Block\\goose\\data on Windows)",
         )
         sub.add_argument(
+            "--amp-dir",
+            type=Path,
+            help="Amp's data folder holding threads/, or a folder of `amp threads export` files"
+            " (default ~/.local/share/amp or $XDG_DATA_HOME/amp)",
+        )
+        sub.add_argument(
             "--allow-name",
             action="append",
             default=[],
@@ -89,6 +95,7 @@ def _roots(args: argparse.Namespace) -> Roots:
         aider_named=args.aider_root is not None,
         cline=(args.cline_dir,) if args.cline_dir else defaults.cline,
         goose=(args.goose_dir,) if args.goose_dir else defaults.goose,
+        amp=(args.amp_dir,) if args.amp_dir else defaults.amp,
     )
 
 

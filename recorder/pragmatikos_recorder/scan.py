@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final
 
-from pragmatikos_recorder import aider, claude_code, cline, codex, goose
+from pragmatikos_recorder import aider, amp, claude_code, cline, codex, goose
 from pragmatikos_recorder.cycles import Cycle, cycle_facts
 from pragmatikos_recorder.git_ship import ShipJudge, only_under
 from pragmatikos_recorder.jsonl import ReadReport, reporting_to, skip_file
@@ -17,7 +17,7 @@ from pragmatikos_recorder.progress import Progress
 from pragmatikos_recorder.session import Session
 from pragmatikos_recorder.skips import Reading
 
-HARNESSES: Final = ("claude-code", "codex", "aider", "cline", "goose")
+HARNESSES: Final = ("claude-code", "codex", "aider", "cline", "goose", "amp")
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,6 +36,7 @@ class Roots:
     aider_named: bool = True
     cline: tuple[Path, ...] = ()  # extension folders (Cline, Roo Code, Kilo Code) holding tasks/
     goose: tuple[Path, ...] = ()  # folders holding Goose's sessions/ (or sessions.db)
+    amp: tuple[Path, ...] = ()  # folders holding Amp's threads/ (or thread exports)
 
     @classmethod
     def defaults(cls) -> Roots:
@@ -46,6 +47,7 @@ class Roots:
             aider_named=False,
             cline=cline.default_roots(),
             goose=goose.default_roots(),
+            amp=amp.default_roots(),
         )
 
 
@@ -64,6 +66,8 @@ def find(harness: str, roots: Roots) -> tuple[list[Path], Parser]:
         return cline.find_logs(roots.cline), lambda path: _sessions(cline.read(path))
     if harness == "goose":
         return goose.find_logs(roots.goose), lambda path: _sessions(goose.read(path))
+    if harness == "amp":
+        return amp.find_logs(roots.amp), lambda path: _sessions(amp.read(path))
     commits = aider.CommitTimes()  # shared by the scan's histories: one `git log` per repository
     histories = aider.find_logs(roots.aider)
     if not roots.aider_named:

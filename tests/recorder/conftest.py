@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -18,7 +19,9 @@ import pytest
 from pragmatikos_recorder.scan import Roots
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CLINE_TASK = Path(__file__).parent.parent / "data" / "cline" / "gmfstu-1769053680585-ui_messages.json"
+DATA = Path(__file__).parent.parent / "data"
+CLINE_TASK = DATA / "cline" / "gmfstu-1769053680585-ui_messages.json"
+AMP_THREAD = DATA / "amp" / "T-019fa4db-29cf-70c9-8d9b-81524df70e52.json"
 # The scans in these tests judge ship windows as of this moment (the fixtures run 10-18 March 2025).
 NOW = datetime(2025, 3, 21, 12, 0, tzinfo=UTC)
 USER = ("Dev", "dev@example.com")
@@ -136,8 +139,24 @@ def build_world(base: Path) -> World:
     cline_task = cline_extension / "tasks" / "1769053680585"
     cline_task.mkdir(parents=True)
     shutil.copy(CLINE_TASK, cline_task / "ui_messages.json")
+    # Goose's crafted database (tests/data/goose/SOURCE.md) and a real Amp thread (tests/data/amp/SOURCE.md).
+    goose_data = home / ".local" / "share" / "goose"
+    (goose_data / "sessions").mkdir(parents=True)
+    with sqlite3.connect(goose_data / "sessions" / "sessions.db") as connection:
+        connection.executescript((DATA / "goose" / "crafted-schema9.sql").read_text())
+    connection.close()
+    amp_data = home / ".local" / "share" / "amp"
+    (amp_data / "threads").mkdir(parents=True)
+    shutil.copy(AMP_THREAD, amp_data / "threads" / AMP_THREAD.name)
     return World(
-        roots=Roots(claude=home / ".claude", codex=home / ".codex", aider=base / "repos", cline=(cline_extension,)),
+        roots=Roots(
+            claude=home / ".claude",
+            codex=home / ".codex",
+            aider=base / "repos",
+            cline=(cline_extension,),
+            goose=(goose_data,),
+            amp=(amp_data,),
+        ),
         app=app,
         tool=tool,
         cli=cli,

@@ -50,6 +50,7 @@ CLIENT_PROVIDERS: Final = frozenset(
 # (Cline, Roo Code and Kilo Code by one reader, named by the extension's folder).
 KNOWN_HARNESSES: Final = frozenset(
     {"opencode", "claude-code", "codex", "aider", "gemini-cli", "copilot-cli", "cline", "roo-code", "kilo-code"}
+    | {"goose", "amp"}
 )
 
 

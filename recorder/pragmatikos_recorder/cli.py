@@ -59,6 +59,18 @@ def _parser() -> argparse.ArgumentParser:
             "--copilot-dir", type=Path, help="GitHub Copilot CLI's folder (default $COPILOT_HOME or ~/.copilot)"
         )
         sub.add_argument(
+            "--goose-dir",
+            type=Path,
+            help="Goose's data folder holding sessions/sessions.db (default ~/.local/share/goose,"
+            " %%APPDATA%%\\Block\\goose\\data on Windows)",
+        )
+        sub.add_argument(
+            "--amp-dir",
+            type=Path,
+            help="Amp's data folder holding threads/, or a folder of `amp threads export` files"
+            " (default ~/.local/share/amp or $XDG_DATA_HOME/amp)",
+        )
+        sub.add_argument(
             "--allow-name",
             action="append",
             default=[],
@@ -97,6 +109,8 @@ def _roots(args: argparse.Namespace) -> Roots:
         opencode=args.opencode_dir or defaults.opencode,
         gemini=args.gemini_dir or defaults.gemini,
         copilot=args.copilot_dir or defaults.copilot,
+        goose=(args.goose_dir,) if args.goose_dir else defaults.goose,
+        amp=(args.amp_dir,) if args.amp_dir else defaults.amp,
     )
 
 

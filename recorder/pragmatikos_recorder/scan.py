@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Final
 
-from pragmatikos_recorder import aider, claude_code, cline, codex, copilot_cli, gemini_cli, opencode
+from pragmatikos_recorder import aider, amp, claude_code, cline, codex, copilot_cli, gemini_cli, goose, opencode
 from pragmatikos_recorder.cycles import Cycle, cycle_facts
 from pragmatikos_recorder.git_ship import ShipJudge, only_under
 from pragmatikos_recorder.jsonl import ReadReport, reporting_to, skip_file
@@ -17,7 +17,7 @@ from pragmatikos_recorder.progress import Progress
 from pragmatikos_recorder.session import Session
 from pragmatikos_recorder.skips import Reading
 
-HARNESSES: Final = ("claude-code", "codex", "aider", "opencode", "gemini-cli", "copilot-cli", "cline")
+HARNESSES: Final = ("claude-code", "codex", "aider", "opencode", "gemini-cli", "copilot-cli", "cline", "goose", "amp")
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +39,8 @@ class Roots:
     gemini: Path | None = None
     copilot: Path | None = None
     cline: tuple[Path, ...] = ()  # extension folders (Cline, Roo Code, Kilo Code) holding tasks/
+    goose: tuple[Path, ...] = ()  # folders holding Goose's sessions/ (or sessions.db)
+    amp: tuple[Path, ...] = ()  # folders holding Amp's threads/ (or thread exports)
 
     @classmethod
     def defaults(cls) -> Roots:
@@ -51,12 +53,15 @@ class Roots:
             gemini=gemini_cli.default_root(),
             copilot=copilot_cli.default_root(),
             cline=cline.default_roots(),
+            goose=goose.default_roots(),
+            amp=amp.default_roots(),
         )
 
     def all(self) -> tuple[Path, ...]:
         """Every root set: git reads repositories under these only."""
         more = (self.opencode, self.gemini, self.copilot)
-        return (self.claude, self.codex, self.aider, *(root for root in more if root is not None), *self.cline)
+        named = (self.claude, self.codex, self.aider, *(root for root in more if root is not None))
+        return (*named, *self.cline, *self.goose, *self.amp)
 
 
 Parser = Callable[[Path], list[Session]]
@@ -82,6 +87,10 @@ def find(harness: str, roots: Roots) -> tuple[list[Path], Parser]:
         return paths, lambda path: _sessions(codex.read(path, subagents))
     if harness == "cline":
         return cline.find_logs(roots.cline), lambda path: _sessions(cline.read(path))
+    if harness == "goose":
+        return goose.find_logs(roots.goose), lambda path: _sessions(goose.read(path))
+    if harness == "amp":
+        return amp.find_logs(roots.amp), lambda path: _sessions(amp.read(path))
     commits = aider.CommitTimes()  # shared by the scan's histories: one `git log` per repository
     histories = aider.find_logs(roots.aider)
     if not roots.aider_named:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sqlite3
 import subprocess
 from dataclasses import dataclass
 from datetime import UTC, datetime
@@ -19,7 +20,9 @@ import pytest
 from pragmatikos_recorder.scan import Roots
 
 FIXTURES = Path(__file__).parent / "fixtures"
-CLINE_TASK = Path(__file__).parent.parent / "data" / "cline" / "gmfstu-1769053680585-ui_messages.json"
+DATA = Path(__file__).parent.parent / "data"
+CLINE_TASK = DATA / "cline" / "gmfstu-1769053680585-ui_messages.json"
+AMP_THREAD = DATA / "amp" / "T-019fa4db-29cf-70c9-8d9b-81524df70e52.json"
 # The scans in these tests judge ship windows as of this moment (the fixtures run 10-18 March 2025).
 NOW = datetime(2025, 3, 21, 12, 0, tzinfo=UTC)
 USER = ("Dev", "dev@example.com")
@@ -144,6 +147,15 @@ def build_world(base: Path) -> World:
     install(FIXTURES / "gemini-cli" / chat, home / ".gemini" / "tmp" / "myproject" / "chats" / chat, values)
     events = home / ".copilot" / "session-state" / "0195a1b2-c3d4-7e5f-8a9b-0c1d2e3ffixt" / "events.jsonl"
     install(FIXTURES / "copilot-cli" / "events.jsonl", events, values)
+    # Goose's crafted database (tests/data/goose/SOURCE.md) and a real Amp thread (tests/data/amp/SOURCE.md).
+    goose_data = home / ".local" / "share" / "goose"
+    (goose_data / "sessions").mkdir(parents=True)
+    with sqlite3.connect(goose_data / "sessions" / "sessions.db") as connection:
+        connection.executescript((DATA / "goose" / "crafted-schema9.sql").read_text())
+    connection.close()
+    amp_data = home / ".local" / "share" / "amp"
+    (amp_data / "threads").mkdir(parents=True)
+    shutil.copy(AMP_THREAD, amp_data / "threads" / AMP_THREAD.name)
     return World(
         roots=Roots(
             claude=home / ".claude",
@@ -153,6 +165,8 @@ def build_world(base: Path) -> World:
             gemini=home / ".gemini",
             copilot=home / ".copilot",
             cline=(cline_extension,),
+            goose=(goose_data,),
+            amp=(amp_data,),
         ),
         app=app,
         tool=tool,

@@ -22,7 +22,8 @@ MASKED_INSTALL = "<install id: add --show-install to print it>"
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="pragmatikos-record",
-        description="Turn Claude Code, Codex CLI and aider sessions into anonymous cycles; send them to Pragmatikos.",
+        description="Turn coding agents' sessions (Claude Code, Codex CLI, aider, OpenCode, Cline, Roo Code, Kilo Code,"
+        " Gemini CLI, Copilot CLI, Goose, Amp) into anonymous cycles; send them to Pragmatikos.",
     )
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     commands = parser.add_subparsers(dest="command", required=True)

@@ -31,14 +31,7 @@ lock: | $(UV)
 
 run: $(VENV)/.installed
 	@test -f var/pragmatikos.sqlite3 || echo "==> First run: database, demo data and lab imports under var/, a few minutes; later runs start at once."
-	@echo "==> Database tables"
-	@$(BIN)/python manage.py migrate --no-input -v 0
-	@echo "==> Demo data (3,000 cycles, scored once)"
-	@$(BIN)/python manage.py load_demo --if-empty
-	@echo "==> Lab results"
-	@$(BIN)/python manage.py import_lab lab/data/akita --format akita
-	@$(BIN)/python manage.py import_lab lab/data/aider_runs.jsonl --format aider
-	@$(BIN)/python manage.py import_lab lab/data/swebench_pro_runs.jsonl --format swebench-pro
+	@$(BIN)/python manage.py prepare_site
 	@echo "==> Serving http://127.0.0.1:$(PORT)/ (make run PORT=... for another port)"
 	$(BIN)/python manage.py runserver 127.0.0.1:$(PORT)
 

@@ -106,6 +106,7 @@ INSTALLED_APPS = [
     "leaderboard",
     "pages",
     "lab",
+    "pragmatikos",  # the project's own commands (prepare_site)
 ]
 
 MIDDLEWARE = [

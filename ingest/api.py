@@ -43,7 +43,7 @@ from ingest.contract import (
 )
 from ingest.hooks import newest_snapshot_id
 from ingest.models import install_hash
-from ingest.selectors import pool_counts
+from ingest.selectors import install_counts, pool_counts
 from ingest.services import InstallRetractedError, contribute, preview, retract
 
 MAX_ERRORS_LISTED = MAX_ERRORS
@@ -363,18 +363,50 @@ class RetractApi(BodyApi):
         responses={200: serializers.RetractedSerializer, **BODY_ERROR_RESPONSES},
     )
     def post(self, request: Request) -> Response:
-        refusal = _refuse_unreadable_body(request)
-        if refusal is not None:
-            return refusal
-        data = request.data
-        install = parse_install(data.get("install")) if isinstance(data, dict) and set(data) == {"install"} else None
-        if install is None:
-            return api_error(
-                'The body must be {"install": "<uuid>"}.',
-                errors=[{"row": None, "col": "install", "message": "must be a UUID"}],
-            )
+        install = _install_of(request)
+        if isinstance(install, Response):
+            return install
         deleted = retract(install=install, now=timezone.now())
         return Response({"deleted": deleted}, status=status.HTTP_200_OK)
+
+
+def _install_of(request: Request) -> uuid.UUID | Response:
+    """The install of a body that is exactly {"install": "<uuid>"}, or the answer that refuses the request."""
+    refusal = _refuse_unreadable_body(request)
+    if refusal is not None:
+        return refusal
+    data = request.data
+    install = parse_install(data.get("install")) if isinstance(data, dict) and set(data) == {"install"} else None
+    if install is None:
+        return api_error(
+            'The body must be {"install": "<uuid>"}.',
+            errors=[{"row": None, "col": "install", "message": "must be a UUID"}],
+        )
+    return install
+
+
+class InstallCountsApi(BodyApi):
+    @extend_schema(
+        operation_id="contribute_counts",
+        summary="Count one install's cycles",
+        description=(
+            "How many cycles the service holds for the install in the body: stored, judged, and pending (sent while "
+            "their ship window was open). Counts only; nothing is stored, and the install id travels in the body, "
+            "never in the address. An install never seen counts 0; a retracted one is answered 410."
+        ),
+        request={"application/json": openapi.INSTALL_COUNTS_BODY},
+        parameters=[RETRY_AFTER],
+        responses={200: serializers.InstallCountsSerializer, **ERROR_RESPONSES},
+    )
+    def post(self, request: Request) -> Response:
+        install = _install_of(request)
+        if isinstance(install, Response):
+            return install
+        counts = install_counts(install)
+        if counts is None:
+            return api_error(RETRACTED_SENTENCE, status_code=status.HTTP_410_GONE)
+        body = {"stored": counts.stored, "judged": counts.judged, "pending": counts.pending}
+        return Response(body, status=status.HTTP_200_OK)
 
 
 class StatsApi(APIView):

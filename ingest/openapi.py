@@ -326,20 +326,37 @@ def components() -> dict[str, dict[str, Any]]:
         ),
         "oneOf": [{"$ref": f"{SCHEMA_REF_PREFIX}Envelope{schema}"} for schema in COLUMNS_BY_SCHEMA],
     }
-    found["RetractRequest"] = {
+    found["RetractRequest"] = install_request()
+    found["InstallCountsRequest"] = install_request()
+    return found
+
+
+def install_request() -> dict[str, Any]:
+    """A body of exactly one install id, sent in the body so that it never appears in an address or a log."""
+    return {
         "type": "object",
         "additionalProperties": False,
         "required": ["install"],
         "properties": {"install": install_schema()},
     }
-    return found
 
 
 ENVELOPE_BODY: Final = {"$ref": f"{SCHEMA_REF_PREFIX}Envelope"}
 RETRACT_BODY: Final = {"$ref": f"{SCHEMA_REF_PREFIX}RetractRequest"}
+INSTALL_COUNTS_BODY: Final = {"$ref": f"{SCHEMA_REF_PREFIX}InstallCountsRequest"}
+REQUIRED_BODIES: Final = (ENVELOPE_BODY, RETRACT_BODY, INSTALL_COUNTS_BODY)
 
 
-CLOSED_ANSWERS: Final = ("ContractError", "ContributionAccepted", "Cycle", "Error", "Preview", "Retracted", "Stats")
+CLOSED_ANSWERS: Final = (
+    "ContractError",
+    "ContributionAccepted",
+    "Cycle",
+    "Error",
+    "InstallCounts",
+    "Preview",
+    "Retracted",
+    "Stats",
+)
 
 
 def add_contract_components(result: dict[str, Any], **kwargs: Any) -> dict[str, Any]:
@@ -356,6 +373,6 @@ def add_contract_components(result: dict[str, Any], **kwargs: Any) -> dict[str, 
     for operations in result.get("paths", {}).values():
         for operation in operations.values():
             body = operation.get("requestBody") if isinstance(operation, dict) else None
-            if body and body["content"].get("application/json", {}).get("schema") in (ENVELOPE_BODY, RETRACT_BODY):
+            if body and body["content"].get("application/json", {}).get("schema") in REQUIRED_BODIES:
                 body["required"] = True
     return result

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import contextlib
+import uuid
 from dataclasses import dataclass
 from datetime import date
 from typing import Final
 
 from django.core.cache import cache
-from django.db.models import Count, Max
+from django.db.models import Count, Max, Q
 
 from core import redis_breaker
 from core.redis_breaker import RedisDown
-from ingest.models import JUDGED_RULE, Contributor, Cycle, CycleQuerySet
+from ingest.models import JUDGED_RULE, Contributor, Cycle, CycleQuerySet, Retraction, install_hash
 
 # The stats endpoint counts the whole cycles table: the counts are cached for this long, and
 # forgotten as soon as a contribution or retraction changes the rows (forget_pool_counts).
@@ -37,6 +38,29 @@ def count_pool() -> PoolCounts:
         contributors=Count("contributor", distinct=True),
     )
     return PoolCounts(cycles=totals["cycles"], judged=totals["judged"], contributors=totals["contributors"])
+
+
+@dataclass(frozen=True, slots=True)
+class InstallCounts:
+    """One install's cycles as the service holds them: stored, judged (scoring spec A1), and those whose ship
+    window was still open when sent (tshipe 1: the recorder sends them again once it closes)."""
+
+    stored: int
+    judged: int
+    pending: int
+
+
+def install_counts(install: uuid.UUID) -> InstallCounts | None:
+    """The counts of the install's stored cycles (all 0 for an install never seen); None once it has retracted."""
+    digest = install_hash(install)
+    if Retraction.objects.filter(install_hash=digest).exists():
+        return None
+    totals = Cycle.objects.filter(contributor__install_hash=digest).aggregate(
+        stored=Count("id"),
+        judged=Count("id", filter=JUDGED_RULE),
+        pending=Count("id", filter=Q(ship_status=Cycle.ShipStatus.PENDING)),
+    )
+    return InstallCounts(stored=totals["stored"], judged=totals["judged"], pending=totals["pending"])
 
 
 def pool_cycles(*, since: date | None = None, until: date | None = None) -> CycleQuerySet:

@@ -77,6 +77,14 @@ class RetractedSerializer(serializers.Serializer[Any]):
     deleted = serializers.IntegerField(help_text="Cycles deleted by this request (0 when already retracted).")
 
 
+class InstallCountsSerializer(serializers.Serializer[Any]):
+    stored = serializers.IntegerField(help_text="Cycles of this install the service holds.")
+    judged = serializers.IntegerField(help_text="Of those, cycles with a > 0, tedits > 0 and tpaths = 1.")
+    pending = serializers.IntegerField(
+        help_text="Of those, cycles sent while their ship window was open (tshipe 1); judged once sent again."
+    )
+
+
 class StatsSerializer(serializers.Serializer[Any]):
     cycles = serializers.IntegerField()
     judged = serializers.IntegerField(help_text="Cycles with a > 0, tedits > 0 and tpaths = 1 (scoring spec A1).")

@@ -5,18 +5,38 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import uuid
 from pathlib import Path
 from typing import Any
 
 from pragmatikos_recorder import __version__
-from pragmatikos_recorder.client import BATCH_ROWS, Answer, NoServiceUrl, contribution_url, request, stats_url
-from pragmatikos_recorder.config import ConfigError, load_allowed_names, load_identity
+from pragmatikos_recorder.client import (
+    BATCH_ROWS,
+    Answer,
+    NoServiceUrl,
+    ServiceError,
+    configured_url,
+    contribution_url,
+    counts_url,
+    host_of,
+    request,
+    retract_url,
+    stats_url,
+)
+from pragmatikos_recorder.config import ConfigError, load_allowed_names, load_identity, replace_identity
 from pragmatikos_recorder.envelope import COLUMNS, envelope, to_rows
 from pragmatikos_recorder.privacy import PublicNames
 from pragmatikos_recorder.scan import HARNESSES, Roots, find, scan_logs
 from pragmatikos_recorder.summary import ScanSummary, summarise
+from pragmatikos_recorder.words import count
 
 MASKED_INSTALL = "<install id: add --show-install to print it>"
+URL_HELP = (
+    "the service: its host (https://HOST) or its contribution address (https://HOST/api/v1/contributions);"
+    " default $PRAGMATIKOS_URL"
+)
+STAND_IN_NOTE = "install: a random stand-in, not this install's id (--show-install puts the real one)"
+START_AGAIN = "to contribute again, start a new install: pragmatikos-record submit --new-install"
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -79,22 +99,37 @@ def _parser() -> argparse.ArgumentParser:
             help="send this model or provider name though no public list knows it (also allow_names in config.toml)",
         )
 
-    def with_url(sub: argparse.ArgumentParser) -> None:
-        sub.add_argument("--url", help="the contribution URL (default $PRAGMATIKOS_URL, else the public service)")
+    def with_url(sub: argparse.ArgumentParser, more: str = "; required: there is no built-in address") -> None:
+        sub.add_argument("--url", help=URL_HELP + more)
 
     scan_cmd = commands.add_parser("scan", help="show the rows that would be sent, nothing sent")
     with_logs(scan_cmd)
     submit = commands.add_parser("submit", help="send the cycles and print the service's answer")
     with_logs(submit)
     with_url(submit)
-    submit.add_argument("--dry-run", action="store_true", help="print the request body instead of sending it")
-    submit.add_argument("--show-install", action="store_true", help="print the install id in a dry run")
+    submit.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print the request body instead of sending it; its install is a random stand-in for this run, not"
+        " yours, so the body can be posted to /api/v1/contributions/preview as it is",
+    )
+    submit.add_argument("--show-install", action="store_true", help="put the real install id in a dry run")
+    submit.add_argument(
+        "--new-install",
+        action="store_true",
+        help="after a retraction: make a new install id (and cycle keys), then send; refused while the service"
+        " still holds cycles of the current one",
+    )
     retract = commands.add_parser("retract", help="ask the service to delete every cycle this install sent")
     with_url(retract)
     retract.add_argument("--yes", action="store_true", help="do not ask for confirmation")
-    status = commands.add_parser("status", help="where the identity lives, which logs are found, the service's counts")
+    status = commands.add_parser(
+        "status",
+        help="where the identity lives, which logs are found, what would be sent; with --url, what the service holds"
+        " of this install",
+    )
     with_logs(status)
-    with_url(status)
+    with_url(status, "; without one nothing is asked")
     status.add_argument("--show-install", action="store_true", help="print the install id")
     return parser
 
@@ -161,6 +196,7 @@ def _report(answer: Answer) -> bool:
         print(f"accepted {body.get('accepted', 0)}: {counts}")
     elif answer.status == 410:
         print(f"refused: {body.get('error', 'this install has retracted its contributions')}")
+        print(START_AGAIN)
     elif answer.status == 429:
         print(f"refused for now: too many requests; try again in {answer.retry_after or 'a while'} seconds")
     else:
@@ -171,21 +207,45 @@ def _report(answer: Answer) -> bool:
 
 
 def cmd_submit(args: argparse.Namespace) -> int:
+    if args.new_install and args.dry_run:
+        print("pragmatikos-record: --new-install sends; leave out --dry-run", file=sys.stderr)
+        return 2
+    url = "" if args.dry_run else contribution_url(args.url)  # where to send, asked before the logs are read
+    if args.new_install and not _start_new_install(url):
+        return 1
     rows, summary = _collect(args)
     _print_summary(summary)
     install = load_identity().install
     if args.dry_run:
-        body = envelope(rows, install if args.show_install else MASKED_INSTALL)
+        body = envelope(rows, install if args.show_install else str(uuid.uuid4()))
         print(json.dumps(body, indent=1))
+        if not args.show_install:
+            print(STAND_IN_NOTE, file=sys.stderr)
         return 0
     if not rows:
         print("nothing to send")
         return 0
-    url = contribution_url(args.url)
     for start in range(0, len(rows), BATCH_ROWS):
         if not _report(request(url, envelope(rows[start : start + BATCH_ROWS], install))):
             return 1
     return 0
+
+
+def _start_new_install(url: str) -> bool:
+    """Replace the install id, once the service holds no cycle of the current one (else they would count twice)."""
+    answer = request(counts_url(url), {"install": load_identity().install}, timeout=15)
+    stored = answer.body.get("stored", 0) if answer.status == 200 else 0
+    if answer.status not in (200, 410):
+        return _report(answer)
+    if stored:
+        print(
+            f"refused: {host_of(url)} holds {count(stored, 'cycle')} of this install; a new install would send"
+            " them again under another id. Retract them first (pragmatikos-record retract), then use --new-install."
+        )
+        return False
+    replace_identity()
+    print("new install id made; the cycles go under it from now on")
+    return True
 
 
 def cmd_retract(args: argparse.Namespace) -> int:
@@ -193,11 +253,12 @@ def cmd_retract(args: argparse.Namespace) -> int:
     if not args.yes:
         reply = input(f"Delete every cycle this install sent to {url}? Later sends will be refused. [y/N] ")
         if reply.strip().lower() not in ("y", "yes"):
-            print("nothing asked")
+            print("Nothing retracted.")
             return 1
-    answer = request(url + "/retract", {"install": load_identity().install})
+    answer = request(retract_url(url), {"install": load_identity().install})
     if answer.status == 200:
-        print(f"deleted {answer.body.get('deleted', 0)} cycles; this install's later contributions will be refused")
+        deleted = count(answer.body.get("deleted", 0), "cycle")
+        print(f"deleted {deleted}; this install's later contributions will be refused ({START_AGAIN})")
         return 0
     return int(not _report(answer))
 
@@ -209,19 +270,37 @@ def cmd_status(args: argparse.Namespace) -> int:
     roots = _roots(args)
     for harness in _harnesses(args):
         paths, _ = find(harness, roots)
-        print(f"{harness}: {len(paths)} log files")
-    url = contribution_url(args.url)
-    try:
-        answer = request(stats_url(url), timeout=15)
-    except OSError as error:
-        print(f"service {url}: not reachable ({error.__class__.__name__})")
-        return 1
-    stats = answer.body
+        print(f"{harness}: {count(len(paths), 'log file')}")
+    _, summary = _collect(args)
+    print(f"would send: {summary.lines()[0]}")
+    given = configured_url(args.url)
+    if given is None:
+        print("service: not asked (--url https://HOST shows what it holds of this install)")
+        return 0
+    url = contribution_url(given)
+    return 0 if _print_service_counts(url, identity.install) else 1
+
+
+def _print_service_counts(url: str, install: str) -> bool:
+    """This install's cycles as the service holds them, then the pool's."""
+    host = host_of(url)
+    answer = request(counts_url(url), {"install": install}, timeout=15)
+    if answer.status == 410:
+        print(f"this install at {host}: retracted; {START_AGAIN}")
+    elif answer.status == 200:
+        mine = answer.body
+        print(
+            f"this install at {host}: {count(mine.get('stored', 0), 'cycle')} stored, {mine.get('judged', 0)} judged,"
+            f" {mine.get('pending', 0)} pending (ship window open when sent; sent again once it closes)"
+        )
+    else:
+        return _report(answer)
+    stats = request(stats_url(url), timeout=15).body
     print(
-        f"service {url}: {stats.get('cycles', '?')} cycles, {stats.get('judged', '?')} judged, "
-        f"{stats.get('contributors', '?')} contributors"
+        f"the pool at {host}: {count(stats.get('cycles', 0), 'cycle')}, {stats.get('judged', 0)} judged, "
+        f"{count(stats.get('contributors', 0), 'contributor')}"
     )
-    return 0
+    return True
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -232,6 +311,9 @@ def main(argv: list[str] | None = None) -> int:
     except (NoServiceUrl, ConfigError) as error:
         print(f"pragmatikos-record: {error}", file=sys.stderr)
         return 2
+    except ServiceError as error:  # nothing answered, or not the API: one line naming the address to use
+        print(f"pragmatikos-record: {error}", file=sys.stderr)
+        return 1
     except OSError as error:  # the service unreachable, a folder unreadable: one sentence, no trace
         print(f"pragmatikos-record: {error}", file=sys.stderr)
         return 1

@@ -39,13 +39,16 @@ class Identity:
     path: Path
 
 
+def _new_identity_data() -> dict[str, str]:
+    return {"install": str(uuid.uuid4()), "secret": secrets.token_hex(32)}
+
+
 def load_identity(directory: Path | None = None) -> Identity:
     """The install's identity, created on first use with file mode 0600."""
     directory = directory or config_dir()
     path = directory / FILE_NAME
     if not path.exists():
         directory.mkdir(parents=True, exist_ok=True)
-        data = {"install": str(uuid.uuid4()), "secret": secrets.token_hex(32)}
         # O_EXCL: two runs starting at once must not make two identities.
         try:
             fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
@@ -53,9 +56,23 @@ def load_identity(directory: Path | None = None) -> Identity:
             pass
         else:
             with os.fdopen(fd, "w", encoding="utf-8") as handle:
-                json.dump(data, handle)
+                json.dump(_new_identity_data(), handle)
     data = json.loads(path.read_text(encoding="utf-8"))
     return Identity(install=str(uuid.UUID(data["install"])), secret=bytes.fromhex(data["secret"]), path=path)
+
+
+def replace_identity(directory: Path | None = None) -> Identity:
+    """A new install id and secret in place of the old ones (after a retraction: the service refuses the old id
+    for good). The old file is overwritten in one rename, so a run never reads half of either."""
+    directory = directory or config_dir()
+    directory.mkdir(parents=True, exist_ok=True)
+    fresh = directory / (FILE_NAME + ".new")
+    fresh.unlink(missing_ok=True)
+    fd = os.open(fresh, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        json.dump(_new_identity_data(), handle)
+    fresh.replace(directory / FILE_NAME)
+    return load_identity(directory)
 
 
 class ConfigError(ValueError):

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from pragmatikos_recorder.envelope import COLUMNS, Rows
 from pragmatikos_recorder.scan import Scanned
+from pragmatikos_recorder.words import count
 
 
 @dataclass(frozen=True, slots=True)
@@ -27,7 +28,7 @@ class ScanSummary:
     names_withheld: frozenset[str] = field(default_factory=frozenset)
 
     def lines(self) -> list[str]:
-        text = f"{sum(self.cycles.values())} cycles" + _parts(self.cycles)
+        text = count(sum(self.cycles.values()), "cycle") + _parts(self.cycles)
         if self.cycles_withheld:
             text += f"; {self.cycles_withheld} withheld because a model name could identify something"
         lines = [text]

@@ -80,12 +80,13 @@ def test_it_caps_the_rows_at_the_configured_maximum(settings: Any) -> None:
     assert not is_valid("Envelope", envelope(5))
 
 
-def test_it_takes_exactly_an_install_to_retract() -> None:
+@pytest.mark.parametrize("name", ["RetractRequest", "InstallCountsRequest"])
+def test_it_takes_exactly_an_install_to_retract_or_count(name: str) -> None:
     install = str(envelope(1)["install"])
 
-    assert is_valid("RetractRequest", {"install": install.upper()})
-    assert not is_valid("RetractRequest", {"install": install, "note": "x"})
-    assert not is_valid("RetractRequest", {"install": "not-a-uuid"})
+    assert is_valid(name, {"install": install.upper()})
+    assert not is_valid(name, {"install": install, "note": "x"})
+    assert not is_valid(name, {"install": "not-a-uuid"})
 
 
 def matches_a_privacy_pattern(value: str) -> bool:
@@ -118,7 +119,7 @@ def test_its_documented_example_passes_every_check(client: Client, db: None) -> 
 def test_it_marks_the_request_bodies_required(client: Client) -> None:
     schema = client.get("/api/schema/?format=json").json()
 
-    for path in ("/api/v1/contributions", PREVIEW, "/api/v1/contributions/retract"):
+    for path in ("/api/v1/contributions", PREVIEW, "/api/v1/contributions/retract", "/api/v1/contributions/counts"):
         assert schema["paths"][path]["post"]["requestBody"]["required"] is True
     assert schema["openapi"].startswith("3.1")
 

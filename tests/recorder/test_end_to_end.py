@@ -77,11 +77,12 @@ def test_it_puts_the_users_cycles_into_the_service_and_its_rankings(
 
     code, out = run(capsys, "status", "--url", url, *log_options(world))
     assert code == 0
-    assert "11 cycles, 8 judged, 1 contributors" in out
+    assert "11 cycles, 8 judged, 1 contributor\n" in out
     assert "claude-code: 3 log files" in out
 
     code, out = run(capsys, "retract", "--yes", "--url", url)
-    assert (code, out.strip()) == (0, "deleted 11 cycles; this install's later contributions will be refused")
+    assert code == 0
+    assert out.startswith("deleted 11 cycles; this install's later contributions will be refused")
     assert get_json(f"{site}/api/v1/stats")["cycles"] == 0
     code, out = run(capsys, "submit", "--url", url, *log_options(world))
     assert code == 1
@@ -96,7 +97,7 @@ def test_it_previews_without_sending_and_hides_the_install_id(
     assert code == 0
     body = json.loads(out)
     assert len(body["rows"]) == 11
-    assert body["install"].startswith("<install id")
+    assert body["install"] != json.loads((world.config / "install.json").read_text())["install"]  # a stand-in
     code, out = run(capsys, "submit", "--dry-run", "--show-install", "--harness", "codex", *log_options(world))
     body = json.loads(out)
     assert len(body["rows"]) == 3

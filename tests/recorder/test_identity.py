@@ -4,7 +4,7 @@ import stat
 import uuid
 from pathlib import Path
 
-from pragmatikos_recorder.config import load_identity
+from pragmatikos_recorder.config import load_identity, replace_identity
 from pragmatikos_recorder.envelope import envelope
 
 
@@ -23,3 +23,14 @@ def test_it_puts_exactly_the_six_envelope_keys_in_a_request(tmp_path: Path) -> N
     assert list(body) == ["schema", "extractor", "install", "generated", "cols", "rows"]
     assert body["schema"] == 3 and len(body["cols"]) == 26
     assert body["generated"].endswith("Z")
+
+
+def test_it_replaces_the_install_id_and_secret_readable_only_by_the_user(tmp_path: Path) -> None:
+    old = load_identity(tmp_path)
+
+    new = replace_identity(tmp_path)
+
+    assert (new.install, new.secret) != (old.install, old.secret)
+    assert load_identity(tmp_path) == new
+    assert stat.S_IMODE(new.path.stat().st_mode) == 0o600
+    assert [path.name for path in tmp_path.iterdir()] == ["install.json"]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+import webbrowser
 from pathlib import Path
 from typing import Any
 
@@ -16,6 +17,7 @@ from pragmatikos_recorder.pool_fetch import fetch_pool, pool_url
 from pragmatikos_recorder.privacy import PublicNames
 from pragmatikos_recorder.report import VIEWS, UnreadableDocument, build_report
 from pragmatikos_recorder.report_output import table_lines
+from pragmatikos_recorder.report_page import report_page
 from pragmatikos_recorder.scan import HARNESSES, Roots, find, scan_logs
 from pragmatikos_recorder.summary import ScanSummary, summarise
 
@@ -69,6 +71,8 @@ def _parser() -> argparse.ArgumentParser:
     with_url(report)
     report.add_argument("--view", choices=VIEWS, default="modelCombo", help="how cycles are grouped")
     report.add_argument("--json", action="store_true", help="print the report as JSON (README: its shape)")
+    report.add_argument("--html", type=Path, metavar="FILE", help="also write the report as a self-contained page")
+    report.add_argument("--open", action="store_true", help="open the page (with --html) in the browser")
     submit = commands.add_parser("submit", help="send the cycles and print the service's answer")
     with_logs(submit)
     with_url(submit)
@@ -146,6 +150,11 @@ def cmd_report(args: argparse.Namespace) -> int:
         print(json.dumps(report, indent=1, allow_nan=False))
     else:
         print("\n".join(table_lines(report)))
+    if args.html:
+        args.html.write_text(report_page(report), encoding="utf-8")
+        print(f"page written: {args.html}", file=sys.stderr)
+        if args.open:
+            webbrowser.open(args.html.resolve().as_uri())
     return 0
 
 

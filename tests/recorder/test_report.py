@@ -6,6 +6,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import math
+import re
 import threading
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -396,3 +397,17 @@ def test_its_only_network_call_is_one_get_of_the_pool(
     assert "Nothing was sent." in table
     assert "Under the ranking floor (10 judged cycles)" in table
     assert all(r["method"] == "GET" and r["path"] == "/api/v1/pool.json" for r in state.requests)
+
+
+def test_the_page_loads_nothing_from_outside_and_fits_a_phone(tmp_path: Path) -> None:
+    from pragmatikos_recorder.report_page import report_page
+
+    rows = hand_rows()
+    rows[10] = [*rows[10][:5], "<script>x", *rows[10][6:]]  # a hostile name is shown as text, never as markup
+    page = report_page(build_report(rows, larger_pool(), "modelCombo"))
+    assert "<script" not in page.lower()
+    assert not re.search(r"""(?:src|href|action)\s*=|url\(|@import|https?://""", page, re.IGNORECASE)
+    assert "default-src 'none'" in page
+    assert '<meta name="viewport" content="width=device-width,initial-scale=1">' in page
+    assert "max-width:100%" in page and "overflow-x:auto" in page  # wide tables scroll in their own box
+    assert "a → b" in page and "c → d" in page and "<svg" in page

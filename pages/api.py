@@ -54,8 +54,15 @@ POOL_DOCUMENT = {
             "properties": {
                 view: {
                     "type": "object",
-                    "required": ["groups", "pool", "span"],
-                    "properties": {"groups": {"type": "array", "items": {"type": "object", "required": ["label"]}}},
+                    "required": ["groups", "pool", "span", "scale"],
+                    "properties": {
+                        "groups": {"type": "array", "items": {"type": "object", "required": ["label"]}},
+                        # What a client needs to score its own group on this pool (docs/api.md, "scale").
+                        "scale": {
+                            "type": "object",
+                            "required": ["axes", "tiers", "evidenceK", "minJudged", "span", "imputedTier"],
+                        },
+                    },
                 }
                 for view in VIEWS
             },

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
+from pragmatikos_contract.method import Scale
 
 from scoring.axis_samples import encode
 from scoring.bootstrap import bootstrap_scores, cluster_t_interval, view_rng
@@ -247,6 +248,7 @@ def view_document(prepared: Prepared, result: ViewResult, config: ScoringConfig)
         span=SPAN,
         provisional=provisional,
         meta=_view_meta(judged, np.flatnonzero(member), config),
+        scale=Scale(evidence_k=config.evidence_k, min_judged=config.min_judged, span=SPAN).document(),
     )
 
 
@@ -292,6 +294,7 @@ def assemble_document(
         "seed": config.seed,
         "since": since.isoformat() if since else None,
         "until": until.isoformat() if until else None,
+        "familyPattern": config.family_pattern,
     }
     return PoolDocument(meta=meta, views={view: view_document(prepared, results[view], config) for view in VIEWS})
 

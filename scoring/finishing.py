@@ -1,15 +1,19 @@
 """Finishing (scoring spec A5): raw axes, evidence and the pool -> adjusted values, tiers, scores.
 
-Every function works on arrays whose last dimension is the axes (AXES order) or the tiers
-(TIERS order); leading dimensions are free (groups, or resamples x groups), so the point
-estimate and the bootstrap share one code path. Null is NaN.
+The published numbers (finish) are finished group by group through the shared method
+(pragmatikos_contract.method.finish_group), the one the recorder's report scores a person's groups with. The
+bootstrap finishes thousands of resamples at once, so the functions below keep A5 vectorized: arrays whose last
+dimension is the axes (AXES order) or the tiers (TIERS order), leading dimensions free (groups, or resamples x
+groups). tests/scoring/test_shared_method.py holds the two equal. Null is NaN.
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
+from pragmatikos_contract.method import Scale, finish_group
 
-from scoring.shapes import AXES, EVIDENCE_K, IMPUTED_TIER, SPAN, TIERS, A, BoolArray, FloatArray
+from scoring.shapes import AXES, AXIS_NAMES, EVIDENCE_K, IMPUTED_TIER, SPAN, TIER_NAMES, TIERS, A, BoolArray, FloatArray
 
 _TIER_WEIGHTS = np.array([tier.weight for tier in TIERS], dtype=np.float64)
 _TIER_AXES = [[A[name] for name in tier.axes] for tier in TIERS]
@@ -103,13 +107,40 @@ def score(tier_values: FloatArray) -> FloatArray:
 
 
 def finish(raw: FloatArray, evidence: FloatArray, pool: FloatArray, k: int = EVIDENCE_K) -> Finished:
-    """All of A5 at once. `pool` broadcasts against `raw` (give it a group dimension of 1)."""
-    adj = adjusted(raw, evidence, pool, k)
-    tier_raw, imputed = tiers(positions(log_distance(raw, pool)))
-    tier_adj, _ = tiers(positions(log_distance(adj, pool)))
+    """All of A5 at once, each group through the shared method. `pool` broadcasts against `raw` (give it a group
+    dimension of 1)."""
+    raw, evidence, pool = np.broadcast_arrays(raw, evidence, pool)
+    shape = raw.shape[:-1]
+    scale = Scale(evidence_k=k)
+    groups = [
+        finish_group(_values(r), dict(zip(AXIS_NAMES, n.tolist(), strict=True)), _values(p), scale)
+        for r, n, p in zip(
+            raw.reshape(-1, len(AXES)), evidence.reshape(-1, len(AXES)), pool.reshape(-1, len(AXES)), strict=True
+        )
+    ]
+
+    def stacked(rows: list[list[float]], width: int) -> FloatArray:
+        return np.array(rows, dtype=np.float64).reshape(*shape, width)
+
     return Finished(
-        adj=adj, tiers=tier_raw, tiers_adj=tier_adj, imputed=imputed, score=score(tier_raw), score_adj=score(tier_adj)
+        adj=stacked([[_nan(g.adj[name]) for name in AXIS_NAMES] for g in groups], len(AXES)),
+        tiers=stacked([[g.tiers[name] for name in TIER_NAMES] for g in groups], len(TIERS)),
+        tiers_adj=stacked([[g.tiers_adj[name] for name in TIER_NAMES] for g in groups], len(TIERS)),
+        imputed=np.array([[name in g.imputed for name in TIER_NAMES] for g in groups], dtype=np.bool_).reshape(
+            *shape, len(TIERS)
+        ),
+        score=np.array([g.score for g in groups], dtype=np.float64).reshape(shape),
+        score_adj=np.array([g.score_adj for g in groups], dtype=np.float64).reshape(shape),
     )
+
+
+def _values(row: FloatArray) -> dict[str, float | None]:
+    """An engine row of axes as the shared method takes it: None for NaN."""
+    return {name: None if math.isnan(x) else x for name, x in zip(AXIS_NAMES, row.tolist(), strict=True)}
+
+
+def _nan(value: float | None) -> float:
+    return math.nan if value is None else value
 
 
 def finish_adjusted_score(raw: FloatArray, evidence: FloatArray, pool: FloatArray, k: int = EVIDENCE_K) -> FloatArray:

@@ -1,47 +1,26 @@
 """The six views (scoring spec A1): group keys, labels, families and hues."""
 
-import re
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import lru_cache
 
 import numpy as np
 import numpy.typing as npt
 import pandas as pd
 
+# A1's labels are the shared method's, which the recorder's report groups a person's cycles with too.
+from pragmatikos_contract.method import family as family
+from pragmatikos_contract.method import pair as pair
+from pragmatikos_contract.method import with_effort as with_effort
+
 from scoring.judged import JudgedCycles
-from scoring.shapes import FAMILY_HUES, NO_EFFORT, PAIR_ARROW, VIEWS, IntArray, ViewName
-
-
-@lru_cache(maxsize=16)
-def _family_regex(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
-
-
-def family(model: str, pattern: str) -> str:
-    """The first match of the family pattern in the model name (its first group if it has one), else the name.
-
-    The default pattern is anchored at the start (^); an operator's pattern is searched as written.
-    """
-    found = _family_regex(pattern).search(model)
-    if found is None:
-        return model
-    return found.group(1) if found.re.groups else found.group(0)
+from scoring.shapes import FAMILY_HUES, VIEWS, IntArray, ViewName
 
 
 def hue(family_name: str) -> int:
     """A stable hue (0-359) per family: the published one where known, else from a CRC of the name."""
     known = FAMILY_HUES.get(family_name)
     return known if known is not None else zlib.crc32(family_name.encode()) % 360
-
-
-def with_effort(model: str, effort: str) -> str:
-    return f"{model}:{effort or NO_EFFORT}"
-
-
-def pair(planner: str, builder: str) -> str:
-    return f"{planner}{PAIR_ARROW}{builder}"
 
 
 @dataclass(frozen=True)

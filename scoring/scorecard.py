@@ -12,7 +12,7 @@ from scoring.finishing import Finished, finish
 from scoring.groupings import Grouping
 from scoring.judged import Contributions
 from scoring.shapes import EVIDENCE_K, MIN_JUDGED, SUMS, BoolArray, FloatArray, IntArray, S
-from scoring.sums import evidence, pool_axes, raw_axes, weighted_medians
+from scoring.sums import evidence, pool_axes, published_raw_axes, weighted_medians
 
 
 def stable_order_by(codes: IntArray, groups: int) -> IntArray:
@@ -80,7 +80,7 @@ def point_scorecard(
     everyone = np.ones(groups, dtype=np.bool_)
     bag, bag_bounds = group_bags(codes, everyone, contributions)
     latency = weighted_medians(contributions.pair_latency[bag], contributions.pair_steps[bag], bag_bounds)[0]
-    raw = raw_axes(sums, latency)
+    raw = published_raw_axes(sums, latency)
     ev = evidence(sums)
     ranked = sums[:, S["hjudged"]] >= min_judged
     pool_pairs = pool_bag_pairs(codes, ranked, contributions)

@@ -5,11 +5,11 @@ value is NaN inside the engine and None in the published document.
 """
 
 import math
-from dataclasses import dataclass
-from typing import Final, Literal, NotRequired, TypedDict
+from typing import Any, Final, Literal, NotRequired, TypedDict
 
 import numpy as np
 import numpy.typing as npt
+from pragmatikos_contract import method
 
 # The engine's arrays: values (NaN for null), counts and indices, masks.
 FloatArray = npt.NDArray[np.float64]
@@ -62,100 +62,48 @@ CELL_KEY: Final[tuple[str, ...]] = (
 # Per cell beside the sums (SUMS): counts by ship state, as scoring.judged.Tallies names them.
 CELL_TALLIES: Final[tuple[str, ...]] = ("pending", "unshippable", "shipJudgedShipped")
 
-MIN_JUDGED: Final = 10  # a group is ranked from this many judged cycles (A4)
-EVIDENCE_K: Final = 10  # the pool's weight in shrinkage, in cycles (A5)
-SPAN: Final = 2  # log2 distance that saturates a position: x4 better or worse (A5)
+# The method's scale (axes, tiers, k, the ranking floor, the span) and A1's label parts are defined once, in
+# pragmatikos_contract.method, which the recorder's report scores a person's groups with too; named here as before.
+Better = method.Better
+Kind = method.Kind
+Axis = method.Axis
+Tier = method.Tier
+SUMS: Final = method.SUMS  # per-cycle contributions whose group sums feed the axes (A2), in column order
+AXES: Final = method.AXES
+TIERS: Final = method.TIERS
+MIN_JUDGED: Final = method.MIN_JUDGED  # a group is ranked from this many judged cycles (A4)
+EVIDENCE_K: Final = method.EVIDENCE_K  # the pool's weight in shrinkage, in cycles (A5)
+SPAN: Final = method.SPAN  # log2 distance that saturates a position: x4 better or worse (A5)
+IMPUTED_TIER: Final = method.IMPUTED_TIER  # a tier with no position sits at the pool (A5)
+NO_EFFORT: Final = method.NO_EFFORT
+PAIR_ARROW: Final = method.PAIR_ARROW
+DEFAULT_FAMILY_PATTERN: Final = method.DEFAULT_FAMILY_PATTERN
 SPAN_FACTOR: Final = 2**SPAN  # the same span as a factor: x4
 INTERVAL_LEVEL: Final = 0.95  # every interval's two-sided level (B1, B3)
 THIN_BELOW: Final = 30  # B2 flag "thin"
 DOMINATED_SHARE: Final = 0.8  # B2 flag "dominated"
 SCHEMA: Final = 3
 # The stored document's own shape (the TypedDicts below); a snapshot stored under another is not read.
-DOCUMENT_VERSION: Final = 1
-NO_EFFORT: Final = "(none)"
-PAIR_ARROW: Final = " → "
-DEFAULT_FAMILY_PATTERN: Final = (
-    r"^(claude-(?:opus|sonnet|haiku|fable)|grok|gpt|gemini|minimax|deepseek|muse-spark|big-pickle)"
-)
+# 2: each view carries its scale (`scale`) and the meta the family pattern, for clients that score on it.
+DOCUMENT_VERSION: Final = 2
 
 # Ship status (cycle-record.md, tshipe).
 SHIP_JUDGED: Final = 0
 SHIP_PENDING: Final = 1
 SHIP_UNSHIPPABLE: Final = 2
 
-Better = Literal["higher", "lower"]
-Kind = Literal["odds", "ratio", "err"]
-
-# Per-cycle contributions whose group sums feed the axes (A2), in column order.
-SUMS: Final[tuple[str, ...]] = (
-    "hjudged",
-    "hshipJudged",
-    "hshipped",
-    "hshippedCosted",
-    "huShip",
-    "hhrsShip",
-    "hcostShip",
-    "hone",
-    "hedits",
-    "hteerr",
-    "hver",
-    "habort",
-    "hu",
-)
 S: Final[dict[str, int]] = {name: i for i, name in enumerate(SUMS)}
 
 
-@dataclass(frozen=True)
-class Axis:
-    """One scored axis (A3): how it is read and which sum is its evidence."""
-
-    name: str
-    better: Better
-    kind: Kind
-    evidence: str  # a name in SUMS
-
-    @property
-    def higher_is_better(self) -> bool:
-        return self.better == "higher"
-
-
-AXES: Final[tuple[Axis, ...]] = (
-    Axis("shipr", "higher", "odds", "hshipJudged"),
-    Axis("oneshot", "higher", "odds", "hshipped"),
-    Axis("ttss", "lower", "ratio", "hshipped"),
-    Axis("hps", "lower", "ratio", "hshipped"),
-    Axis("dpss", "lower", "ratio", "hshippedCosted"),
-    Axis("eerrp", "lower", "err", "hjudged"),
-    Axis("abortp", "lower", "err", "hjudged"),
-    Axis("verp", "higher", "odds", "hjudged"),
-    Axis("ept", "higher", "ratio", "hjudged"),
-    Axis("lat", "lower", "ratio", "hjudged"),
-)
 AXIS_NAMES: Final[tuple[str, ...]] = tuple(axis.name for axis in AXES)
 A: Final[dict[str, int]] = {name: i for i, name in enumerate(AXIS_NAMES)}
 
 
-@dataclass(frozen=True)
-class Tier:
-    name: str
-    weight: int
-    axes: tuple[str, ...]
-
-
-TIERS: Final[tuple[Tier, ...]] = (
-    Tier("Outcome", 30, ("shipr", "oneshot")),
-    Tier("Cost", 20, ("ttss", "hps", "dpss")),
-    Tier("Precision", 15, ("eerrp", "abortp")),
-    Tier("Discipline", 15, ("verp",)),
-    Tier("Efficiency", 10, ("ept",)),
-    Tier("Latency", 10, ("lat",)),
-)
 TIER_NAMES: Final[tuple[str, ...]] = tuple(tier.name for tier in TIERS)
 TIER_WEIGHTS: Final[dict[str, int]] = {tier.name: tier.weight for tier in TIERS}  # out of 100
 AXIS_TIER: Final[dict[str, str]] = {axis: tier.name for tier in TIERS for axis in tier.axes}
 # The weights as the published meta states them, "30/20/15/15/10/10".
 WEIGHTS_LABEL: Final = "/".join(str(tier.weight) for tier in TIERS)
-IMPUTED_TIER: Final = 50.0  # a tier with no position sits at the pool (A5)
 
 ViewName = Literal["model", "family", "modelEffort", "modelCombo", "famCombo", "modelEffortCombo"]
 # The engine's order: a view's bootstrap stream is seeded by its position here, so it never changes.
@@ -258,6 +206,9 @@ class View(TypedDict):
     span: int
     provisional: list[ProvisionalRow]
     meta: ViewMeta
+    # What a client needs to score a group of its own on this view's pool (pragmatikos_contract.method.Scale's
+    # document: axes, tiers and weights, evidenceK, minJudged, span); set by the engine on every view.
+    scale: NotRequired[dict[str, Any]]
 
 
 class DocumentMeta(TypedDict):
@@ -280,6 +231,7 @@ class DocumentMeta(TypedDict):
     seed: int
     since: str | None
     until: str | None
+    familyPattern: NotRequired[str]  # how the family views name a model's family (A1); set by the engine
     # Set by the recompute and the day windows: the harnesses a lens may choose, and the lens (None: every harness).
     harnesses: NotRequired[list[str]]
     harness: NotRequired[str | None]

@@ -5,10 +5,13 @@ Arrays of sums carry SUMS last, arrays of axes AXES last; leading dimensions are
 offsets); a resample is a matrix of counts (how often each cycle was drawn).
 """
 
+import math
+
 import numpy as np
 import numpy.typing as npt
+from pragmatikos_contract import method
 
-from scoring.shapes import AXES, SUMS, A, FloatArray, IntArray, S
+from scoring.shapes import AXES, AXIS_NAMES, SUMS, A, FloatArray, IntArray, S
 
 
 def running_weights(weights: npt.NDArray[np.integer]) -> IntArray:
@@ -86,6 +89,17 @@ def raw_axes(sums: FloatArray, latency: FloatArray) -> FloatArray:
     raw[..., A["ept"]] = _divide(s["hedits"], s["hu"])
     raw[..., A["lat"]] = latency
     return raw
+
+
+def published_raw_axes(sums: FloatArray, latency: FloatArray) -> FloatArray:
+    """(G, S) sums and (G,) latency medians -> (G, A) raw axes, each group through the shared method (A3): the
+    values the document publishes, as the recorder's report computes them for a person's groups. raw_axes is the
+    same rule vectorized, for the resamples."""
+    rows = []
+    for row, median in zip(sums.tolist(), latency.tolist(), strict=True):
+        raw = method.raw_axes(dict(zip(SUMS, row, strict=True)), None if math.isnan(median) else median)
+        rows.append([math.nan if raw[name] is None else raw[name] for name in AXIS_NAMES])
+    return np.array(rows, dtype=np.float64).reshape(len(sums), len(AXES))
 
 
 def evidence(sums: FloatArray) -> FloatArray:

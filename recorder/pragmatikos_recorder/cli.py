@@ -1,4 +1,4 @@
-"""`pragmatikos-record`: scan, submit, retract, status."""
+"""`pragmatikos-record`: scan, report, submit, retract, status."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import argparse
 import json
 import sys
 import uuid
+import webbrowser
 from pathlib import Path
 from typing import Any
 
@@ -25,7 +26,11 @@ from pragmatikos_recorder.client import (
 )
 from pragmatikos_recorder.config import ConfigError, load_allowed_names, load_identity, replace_identity
 from pragmatikos_recorder.envelope import COLUMNS, envelope, to_rows
+from pragmatikos_recorder.pool_fetch import fetch_pool, pool_url
 from pragmatikos_recorder.privacy import PublicNames
+from pragmatikos_recorder.report import VIEWS, UnreadableDocument, build_report
+from pragmatikos_recorder.report_output import table_lines
+from pragmatikos_recorder.report_page import report_page
 from pragmatikos_recorder.scan import HARNESSES, Roots, find, scan_logs
 from pragmatikos_recorder.summary import ScanSummary, summarise
 from pragmatikos_recorder.words import count
@@ -104,6 +109,15 @@ def _parser() -> argparse.ArgumentParser:
 
     scan_cmd = commands.add_parser("scan", help="show the rows that would be sent, nothing sent")
     with_logs(scan_cmd)
+    report = commands.add_parser(
+        "report", help="see how your pairings compare with the pool, before you share anything (nothing sent)"
+    )
+    with_logs(report)
+    with_url(report)
+    report.add_argument("--view", choices=VIEWS, default="modelCombo", help="how cycles are grouped")
+    report.add_argument("--json", action="store_true", help="print the report as JSON (README: its shape)")
+    report.add_argument("--html", type=Path, metavar="FILE", help="also write the report as a self-contained page")
+    report.add_argument("--open", action="store_true", help="open the page (with --html) in the browser")
     submit = commands.add_parser("submit", help="send the cycles and print the service's answer")
     with_logs(submit)
     with_url(submit)
@@ -186,6 +200,26 @@ def cmd_scan(args: argparse.Namespace) -> int:
     rows, summary = _collect(args)
     _print_table(rows)
     _print_summary(summary)
+    return 0
+
+
+def cmd_report(args: argparse.Namespace) -> int:
+    """Reads the logs as scan does and GETs the published pool; sends nothing of the person's."""
+    rows, summary = _collect(args)
+    _print_summary(summary)
+    fetched = fetch_pool(pool_url(contribution_url(args.url)))
+    scope = {"harness": args.harness, "sinceDays": args.since}
+    source = {"url": fetched.url, "fetch": fetched.how}
+    report = build_report(rows, fetched.document, args.view, source=source, scope=scope)
+    if args.json:
+        print(json.dumps(report, indent=1, allow_nan=False))
+    else:
+        print("\n".join(table_lines(report)))
+    if args.html:
+        args.html.write_text(report_page(report), encoding="utf-8")
+        print(f"page written: {args.html}", file=sys.stderr)
+        if args.open:
+            webbrowser.open(args.html.resolve().as_uri())
     return 0
 
 
@@ -305,10 +339,16 @@ def _print_service_counts(url: str, install: str) -> bool:
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    handlers = {"scan": cmd_scan, "submit": cmd_submit, "retract": cmd_retract, "status": cmd_status}
+    handlers = {
+        "scan": cmd_scan,
+        "report": cmd_report,
+        "submit": cmd_submit,
+        "retract": cmd_retract,
+        "status": cmd_status,
+    }
     try:
         return handlers[args.command](args)
-    except (NoServiceUrl, ConfigError) as error:
+    except (NoServiceUrl, ConfigError, UnreadableDocument) as error:
         print(f"pragmatikos-record: {error}", file=sys.stderr)
         return 2
     except ServiceError as error:  # nothing answered, or not the API: one line naming the address to use

@@ -57,6 +57,8 @@ def test_it_writes_the_export_in_process_with_the_embedded_default(tmp_path: Pat
         "INSTALL_HASH_KEY": "embedded-test-hash-key",
         "EXPORT_DIR": str(exports),
         "LOG_LEVEL": "WARNING",
+        # The checkout's own contract, before any installed copy (as pytest's pythonpath gives this process).
+        "PYTHONPATH": str(REPO / "contract"),
     }
     for command in (["migrate", "--no-input", "-v", "0"], ["load_demo", "--cycles", "300"]):
         subprocess.run([sys.executable, "manage.py", *command], cwd=REPO, env=env, check=True, capture_output=True)

@@ -38,6 +38,9 @@ def child_database_env() -> dict[str, str]:
     env["PUBLIC_LABEL_MIN_TENURE_HOURS"] = str(settings.PUBLIC_LABEL_MIN_TENURE_HOURS)
     env["PUBLIC_LABEL_MIN_DAYS"] = str(settings.PUBLIC_LABEL_MIN_DAYS)
     env["EXPORT_DIR"] = str(settings.EXPORT_DIR)
+    # The checkout's own contract and recorder before any installed copy, as pytest's pythonpath gives this process.
+    checkout = [str(REPO / "contract"), str(REPO / "recorder")]
+    env["PYTHONPATH"] = os.pathsep.join([*checkout, *filter(None, [os.environ.get("PYTHONPATH")])])
     return env
 
 

@@ -9,9 +9,11 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import numpy as np
 from django.conf import settings
+from django.urls import reverse
 
 from leaderboard.lenses import published_harnesses
 from leaderboard.published import Published
@@ -65,6 +67,7 @@ from pages.wording import (
     VIEW_EXPLANATIONS,
     VIEW_TITLES,
     WINDOW_TITLES,
+    forest_words,
     other_words,
 )
 from scoring import Comparison
@@ -186,16 +189,17 @@ def leaderboard_context(
             score=row["score_adj"], lo=row["lo"], hi=row["hi"], colour=row["colour"], label=row["label"], domain=domain
         )
     shown = sorted_rows(rows, sort)
+    plotted = forest_words(None if sort == DEFAULT_SORT else SORTS[sort])
     context.update(
         {
             "verdict": verdict(rows, view=view),
             "forest": forest_plot(
-                rows=shown,
-                title=f"{VIEW_TITLES[view]}: adjusted score and {INTERVAL_PERCENT}% interval of each ranked group, "
-                "on one 0–100 axis, in the table's order",
+                rows=[{**row, "href": pairing_href(view, row["label"], window)} for row in shown],
+                title=f"{VIEW_TITLES[view]}: {plotted[0].lower()}{plotted[1:]}",
             )
             if shown
             else "",
+            "forest_words": plotted,
             "legend": legend,
             "legend_side": "builder's family" if view in PAIRING_VIEWS else "family",
             "rows": shown,
@@ -212,6 +216,11 @@ def leaderboard_context(
         }
     )
     return context
+
+
+def pairing_href(view: str, label: str, window: Window) -> str:
+    """A group's page under the same harness lens, as the table's row links it."""
+    return f"{reverse('pairing')}?{urlencode({'view': view, 'label': label})}{lens_query(window)}"
 
 
 def lens_context(window: Window, lenses: list[Any]) -> dict[str, Any]:

@@ -31,7 +31,8 @@ SMALL_TEXT = (
     .filter(e => !e.closest('title, desc, script, style') && !unseen(e))
     .map(e => {
       const scale = e instanceof SVGElement ? e.getScreenCTM().a : 1;
-      return [e.tagName.toLowerCase() + ': ' + e.textContent.trim().slice(0, 30), parseFloat(getComputedStyle(e).fontSize) * scale];
+      const size = parseFloat(getComputedStyle(e).fontSize) * scale;
+      return [e.tagName.toLowerCase() + ': ' + e.textContent.trim().slice(0, 30), size];
     })
     .filter(([, size]) => size < least - 0.01);
 }"""
@@ -48,7 +49,8 @@ WIDE = (
   .filter(e => e.getBoundingClientRect().right > width + 1
     || (e.scrollWidth > e.clientWidth + 1 && getComputedStyle(e).overflowX !== 'visible'))
   .map(e => e.tagName.toLowerCase() + (typeof e.className === 'string' && e.className ? '.' + e.className : '')
-    + (e.getAttribute('aria-label') ? ' (' + e.getAttribute('aria-label') + ')' : '') + ' ' + Math.round(e.getBoundingClientRect().right) + '/' + e.scrollWidth + ' px');
+    + (e.getAttribute('aria-label') ? ' (' + e.getAttribute('aria-label') + ')' : '')
+    + ' right ' + Math.round(e.getBoundingClientRect().right) + ' px, ' + e.scrollWidth + ' px wide');
 }"""
 )
 

@@ -15,9 +15,10 @@ import numpy as np
 from django.conf import settings
 from django.urls import reverse
 
+from ingest.selectors import demo_set_aside
 from leaderboard.lenses import published_harnesses
 from leaderboard.published import Published
-from leaderboard.selectors import HistoryRow, scoring_config
+from leaderboard.selectors import HistoryRow, configured_method, scoring_config
 from leaderboard.windows import Window
 from pages.charts import (
     HistoryPoint,
@@ -205,7 +206,13 @@ def leaderboard_context(
             "rows": shown,
             "has_odds": "adjustment" in view_meta,
             "odds_words": ADJUSTED_ODDS_WORDS,
-            "provisional": provisional_rows(view_doc),
+            "provisional": waiting_rows(view_doc, context["method"]["min_judged"]),
+            # Asked only of the whole real pool with nothing ranked: a window or a lens says nothing of the demo.
+            "demo_hidden": not shown
+            and window.is_all_time
+            and not window.harness
+            and not context["is_demo"]
+            and demo_set_aside(),
             "rank_range_words": RANK_RANGE_WORDS,
             "scope_meta": document["meta"],
             "view_meta": view_meta,
@@ -216,6 +223,14 @@ def leaderboard_context(
         }
     )
     return context
+
+
+def waiting_rows(view_doc: View, min_judged: int | None) -> list[dict[str, Any]]:
+    """The provisional groups, each with how many more judged cycles it needs to be ranked."""
+    return [
+        {**row, "needs": max(0, min_judged - row["hjudged"]) if min_judged else None}
+        for row in provisional_rows(view_doc)
+    ]
 
 
 def pairing_href(view: str, label: str, window: Window) -> str:
@@ -365,6 +380,8 @@ def contribute_context(snapshot: Published | None, *, contribution_url: str, plu
             "plugin_readme_url": PLUGIN_README_URL,
             "plugin_npm_url": PLUGIN_NPM_URL,
             "install_commands": RECORDER_INSTALL_COMMANDS,
+            # The floor as published, or as the next recompute will use it before anything is published.
+            "min_judged": context["method"]["min_judged"] or configured_method()["minJudged"],
         }
     )
     return context

@@ -103,7 +103,9 @@ def test_it_lists_provisional_groups_below_with_their_counts(demo_snapshot: Snap
     html = client.get("/", {"view": "modelCombo"}).content.decode()
     section = html.split('<section class="provisional">', 1)[1]
     for item in provisional:
-        assert f'>{item["label"]}</a> <span class="hint">{item["hjudged"]} judged</span>' in section
+        needs = demo_snapshot.document["meta"]["minJudged"] - item["hjudged"]
+        counted = f"{item['hjudged']} judged, {needs} more to be ranked"
+        assert f'>{item["label"]}</a> <span class="hint">{counted}</span>' in section
 
 
 def test_it_scopes_the_rankings_to_the_last_30_days(demo_snapshot: Snapshot, client: Client) -> None:

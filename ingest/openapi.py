@@ -264,12 +264,18 @@ def install_schema() -> dict[str, Any]:
     }
 
 
+def envelope_title(schema: int) -> str:
+    """What the docs call a schema's envelope: the current one says so, the older ones say who sends them."""
+    current = max(COLUMNS_BY_SCHEMA)
+    return f"Schema {schema} (current)" if schema == current else f"Schema {schema} (older clients)"
+
+
 def envelope_schema(schema: int) -> dict[str, Any]:
     cols = list(COLUMNS_BY_SCHEMA[schema])
     tolerance_minutes = int(contract.FUTURE_TOLERANCE.total_seconds() // 60)
     return {
         "type": "object",
-        "title": f"Envelope of schema {schema}",
+        "title": envelope_title(schema),
         "additionalProperties": False,
         "required": list(contract.ENVELOPE_KEYS),
         "properties": {
@@ -324,7 +330,10 @@ def components() -> dict[str, dict[str, Any]]:
             "The contribution envelope: exactly six keys, one variant per `schema` (1, 2 or 3), told apart by the "
             "value of `schema`. A fault of the envelope refuses the request (400)."
         ),
-        "oneOf": [{"$ref": f"{SCHEMA_REF_PREFIX}Envelope{schema}"} for schema in COLUMNS_BY_SCHEMA],
+        # The current schema first: a reader of the docs meets the one a client sends today.
+        "oneOf": [
+            {"$ref": f"{SCHEMA_REF_PREFIX}Envelope{schema}"} for schema in sorted(COLUMNS_BY_SCHEMA, reverse=True)
+        ],
     }
     found["RetractRequest"] = install_request()
     found["InstallCountsRequest"] = install_request()

@@ -73,6 +73,12 @@ def pool_cycles(*, since: date | None = None, until: date | None = None) -> Cycl
     return cycles
 
 
+def demo_set_aside() -> bool:
+    """Whether demo contributors are stored. While any real cycle is stored theirs count nowhere, so a page on a
+    real pool can say that the demo it showed before is hidden."""
+    return Contributor.objects.filter(is_demo=True).exists()
+
+
 def pool_counts() -> PoolCounts:
     """count_pool(), cached for POOL_COUNTS_SECONDS; counted afresh when the cache is down (a read, so no harm).
 

@@ -25,6 +25,9 @@ RESAMPLES = 2000
 PERCENTILE_BOUNDS = (50 - 50 * INTERVAL_LEVEL, 50 + 50 * INTERVAL_LEVEL)
 # Fewer runs than this and a cell is marked directional.
 THIN_RUNS = 5
+# Fewer graded runs than this and the mean grade has no interval: resampling two runs gives an interval
+# such as 95.0–95.0 that looks exact and says nothing.
+INTERVAL_RUNS = 3
 
 
 @dataclass(frozen=True)
@@ -45,7 +48,8 @@ class Agreement:
 def mean_grade(
     grades: Sequence[float], tasks: Sequence[str], *, resamples: int = RESAMPLES, seed: int = LAB_SEED
 ) -> Interval:
-    """Mean of every run's grade; the interval resamples tasks (needs two tasks, else none)."""
+    """Mean of every run's grade; the interval resamples tasks (needs INTERVAL_RUNS runs and two tasks, else
+    none)."""
     if len(grades) != len(tasks):
         raise ValueError("one task per grade")
     if not grades:
@@ -53,7 +57,7 @@ def mean_grade(
     values = np.asarray(grades, dtype=float)
     mean = float(values.mean())
     names = sorted(set(tasks))
-    if len(names) < 2:
+    if len(grades) < INTERVAL_RUNS or len(names) < 2:
         return Interval(mean, None, None)
     index = {name: i for i, name in enumerate(names)}
     codes = np.fromiter((index[t] for t in tasks), dtype=int, count=len(tasks))

@@ -77,6 +77,13 @@ class Row:
     def directional(self) -> bool:
         return self.runs < stats.THIN_RUNS
 
+    @property
+    def no_interval_words(self) -> str:
+        """Why the mean grade has no interval, said beside it: too few graded runs, or one task only."""
+        if self.graded < stats.INTERVAL_RUNS:
+            return f"n = {self.graded}, no interval"
+        return "one task: no interval"
+
 
 def _known(runs: Sequence[Run], name: str) -> tuple[list[float], list[str]]:
     pairs = [(getattr(r, name), r.task) for r in runs if getattr(r, name) is not None]

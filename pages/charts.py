@@ -223,29 +223,51 @@ def sparkline(*, points: Sequence[HistoryPoint], colour: str, label: str) -> Saf
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above
 
 
+# Where a row's numbers go, in points of the 0–100 axis: right of its interval when that ends at or below
+# RIGHT_OF, else left of it when it starts at or above LEFT_OF, else at the chart's right edge. The numbers
+# take about 85 px, a quarter of a phone's chart, so these leave them room at 390 px.
+VALUES_RIGHT_OF: Final = 75.0
+VALUES_LEFT_OF: Final = 25.0
+VALUES_GAP_PX: Final = 8
+
+
+def forest_x(value: float) -> str:
+    """A value's position on the forest plot's 0–100 axis, as a percentage of the chart's width."""
+    return f"{1 + max(0.0, min(100.0, value)) * 0.96:.2f}%"
+
+
+def forest_value_text(*, score: float, lo: float | None, hi: float | None) -> str:
+    """A row's numbers beside its interval: where it ends, where it starts, or at the edge (see VALUES_RIGHT_OF)."""
+    start = score if lo is None else lo
+    end = score if hi is None else hi
+    if end <= VALUES_RIGHT_OF:
+        return f'x="{forest_x(end)}" dx="{VALUES_GAP_PX}"'
+    if start >= VALUES_LEFT_OF:
+        return f'x="{forest_x(start)}" dx="-{VALUES_GAP_PX}" text-anchor="end"'
+    return 'x="100%" text-anchor="end"'
+
+
 def forest_plot(*, rows: Sequence[dict[str, Any]], title: str, name: str = "forest") -> SafeString:
     """Every ranked group of a view on one 0–100 axis, in the table's order: its interval as a bar, its score as a dot.
 
     Positions are percentages of the chart's width and text is in pixels, so the chart spans any screen and its
-    labels stay readable on a phone (each label sits on its own line above its interval). A row marked
+    labels stay readable on a phone (each label sits on its own line above its interval, its numbers beside the
+    interval). A row with an "href" is a link to that group's page, the whole row its target. A row marked
     "current" is the page's own group, drawn on a band; `name` keeps the ids apart when a page has two plots.
     """
-    axis_top, row_height, label_drop, bar_drop = 26.0, 40.0, 14.0, 28.0
+    axis_top, row_height, label_drop, bar_drop = 26.0, 44.0, 15.0, 31.0
     height = axis_top + row_height * len(rows) + 6
-
-    # The axis takes the left three quarters; each row's numbers sit in the last quarter, on its bar's line,
-    # and its label has the whole width of the line above (pairings with effort run to 50 characters).
-    def x(value: float) -> str:
-        return f"{1 + max(0.0, min(100.0, value)) * 0.74:.2f}%"
+    x = forest_x
+    linked = any(row.get("href") for row in rows)
 
     descriptions = []
     parts = [
-        f'<svg class="forest" width="100%" height="{height:.0f}" role="img" '
+        f'<svg class="forest" width="100%" height="{height:.0f}" role="{"group" if linked else "img"}" '
         f'aria-labelledby="{name}-title {name}-desc">',
         f'<title id="{name}-title">{escape(title)}</title>',
     ]
     for tick in (0, 25, 50, 75, 100):
-        anchor = "start" if tick == 0 else "middle"
+        anchor = {0: "start", 100: "end"}.get(tick, "middle")
         parts.append(
             f'<line x1="{x(tick)}" y1="{axis_top - 6:.0f}" x2="{x(tick)}" y2="{height - 4:.0f}" class="guide"/>'
             f'<text x="{x(tick)}" y="{axis_top - 10:.0f}" text-anchor="{anchor}" class="guide-text">{tick}</text>'
@@ -265,15 +287,22 @@ def forest_plot(*, rows: Sequence[dict[str, Any]], title: str, name: str = "fore
         if row.get("current"):
             said += " (this pairing)"
             label_class += " current"
+        descriptions.append(said)
+        href = row.get("href")
+        if href:
+            parts.append(f'<a href="{escape(href)}" class="forest-row" aria-label="{escape(said)}">')
+        if row.get("current"):
             parts.append(
                 f'<rect x="0" y="{top:.0f}" width="100%" height="{row_height - 2:.0f}" rx="4" class="forest-current"/>'
             )
-        descriptions.append(said)
+        elif href:  # the whole row is the link's target, not just its glyphs
+            parts.append(
+                f'<rect x="0" y="{top:.0f}" width="100%" height="{row_height - 2:.0f}" rx="4" class="forest-hit"/>'
+            )
         parts.append(f'<text x="0" y="{top + label_drop:.0f}" class="{label_class}">{escape(label)}</text>')
         y = top + bar_drop
-        parts.append(
-            f'<text x="100%" y="{y + 4:.0f}" text-anchor="end" class="forest-value">{escape(value_text)}</text>'
-        )
+        place = 'x="100%" text-anchor="end"' if score is None else forest_value_text(score=score, lo=lo, hi=hi)
+        parts.append(f'<text {place} y="{y + 4:.0f}" class="forest-value">{escape(value_text)}</text>')
         if lo is not None and hi is not None:
             parts.append(
                 f'<line x1="{x(lo)}" y1="{y:.0f}" x2="{x(hi)}" y2="{y:.0f}" stroke="{colour}" '
@@ -283,5 +312,7 @@ def forest_plot(*, rows: Sequence[dict[str, Any]], title: str, name: str = "fore
             parts.append(
                 f'<circle cx="{x(score)}" cy="{y:.0f}" r="5" fill="{colour}" stroke="white" stroke-width="1.5"/>'
             )
+        if href:
+            parts.append("</a>")
     parts.append(f'<desc id="{name}-desc">{escape("; ".join(descriptions))}.</desc></svg>')
     return mark_safe("".join(parts))  # noqa: S308 - every interpolated text is escaped above

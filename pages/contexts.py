@@ -9,13 +9,16 @@ from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlencode
 
 import numpy as np
 from django.conf import settings
+from django.urls import reverse
 
+from ingest.selectors import demo_set_aside
 from leaderboard.lenses import published_harnesses
 from leaderboard.published import Published
-from leaderboard.selectors import HistoryRow, scoring_config
+from leaderboard.selectors import HistoryRow, configured_method, scoring_config
 from leaderboard.windows import Window
 from pages.charts import (
     HistoryPoint,
@@ -64,6 +67,7 @@ from pages.wording import (
     VIEW_EXPLANATIONS,
     VIEW_TITLES,
     WINDOW_TITLES,
+    forest_words,
     other_words,
 )
 from scoring import Comparison
@@ -186,22 +190,29 @@ def leaderboard_context(
             score=row["score_adj"], lo=row["lo"], hi=row["hi"], colour=row["colour"], label=row["label"], domain=domain
         )
     shown = sorted_rows(rows, sort)
+    plotted = forest_words(None if sort == DEFAULT_SORT else SORTS[sort])
     context.update(
         {
             "verdict": verdict(rows, view=view),
             "forest": forest_plot(
-                rows=shown,
-                title=f"{VIEW_TITLES[view]}: adjusted score and {INTERVAL_PERCENT}% interval of each ranked group, "
-                "on one 0–100 axis, in the table's order",
+                rows=[{**row, "href": pairing_href(view, row["label"], window)} for row in shown],
+                title=f"{VIEW_TITLES[view]}: {plotted[0].lower()}{plotted[1:]}",
             )
             if shown
             else "",
+            "forest_words": plotted,
             "legend": legend,
             "legend_side": "builder's family" if view in PAIRING_VIEWS else "family",
             "rows": shown,
             "has_odds": "adjustment" in view_meta,
             "odds_words": ADJUSTED_ODDS_WORDS,
-            "provisional": provisional_rows(view_doc),
+            "provisional": waiting_rows(view_doc, context["method"]["min_judged"]),
+            # Asked only of the whole real pool with nothing ranked: a window or a lens says nothing of the demo.
+            "demo_hidden": not shown
+            and window.is_all_time
+            and not window.harness
+            and not context["is_demo"]
+            and demo_set_aside(),
             "rank_range_words": RANK_RANGE_WORDS,
             "scope_meta": document["meta"],
             "view_meta": view_meta,
@@ -212,6 +223,19 @@ def leaderboard_context(
         }
     )
     return context
+
+
+def waiting_rows(view_doc: View, min_judged: int | None) -> list[dict[str, Any]]:
+    """The provisional groups, each with how many more judged cycles it needs to be ranked."""
+    return [
+        {**row, "needs": max(0, min_judged - row["hjudged"]) if min_judged else None}
+        for row in provisional_rows(view_doc)
+    ]
+
+
+def pairing_href(view: str, label: str, window: Window) -> str:
+    """A group's page under the same harness lens, as the table's row links it."""
+    return f"{reverse('pairing')}?{urlencode({'view': view, 'label': label})}{lens_query(window)}"
 
 
 def lens_context(window: Window, lenses: list[Any]) -> dict[str, Any]:
@@ -356,6 +380,8 @@ def contribute_context(snapshot: Published | None, *, contribution_url: str, plu
             "plugin_readme_url": PLUGIN_README_URL,
             "plugin_npm_url": PLUGIN_NPM_URL,
             "install_commands": RECORDER_INSTALL_COMMANDS,
+            # The floor as published, or as the next recompute will use it before anything is published.
+            "min_judged": context["method"]["min_judged"] or configured_method()["minJudged"],
         }
     )
     return context

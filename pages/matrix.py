@@ -88,6 +88,14 @@ class Matrix:
         return list(zip((self.heading(planner) for planner in self.planners), self.cells, strict=True))
 
     @property
+    def by_planner(self) -> list[tuple[tuple[str, str], list[tuple[tuple[str, str], Cell]]]]:
+        """Each planner with only the builders it was paired with: the phone's list, which shows no empty cell."""
+        return [
+            (planner, [(builder, cell) for builder, cell in zip(self.builder_heads, cells, strict=True) if cell])
+            for planner, cells in self.rows
+        ]
+
+    @property
     def filled(self) -> int:
         return sum(cell is not None for row in self.cells for cell in row)
 

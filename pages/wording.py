@@ -210,3 +210,14 @@ CONTRIBUTED_COLUMNS: Final[tuple[tuple[str, str], ...]] = (
     ("harness", "the agent harness, e.g. opencode"),
     ("hversion", "its version"),
 )
+
+
+def forest_words(sort_title: str | None) -> str:
+    """What the front page's forest plot draws, in which order: the score always, in the table's order."""
+    drawn = f"Adjusted score and {INTERVAL_PERCENT}% interval of each ranked group"
+    if sort_title is None:
+        return f"{drawn}, best first."
+    return (
+        f"{drawn}, in the table's order (by {sort_title.lower()}, largest first), so the scores do not fall "
+        "from top to bottom."
+    )

@@ -138,3 +138,11 @@ def test_it_names_every_operation_in_words(client: Client) -> None:
         assert not op["operationId"].startswith("api_"), path
         assert op.get("summary") and op["summary"][0].isupper(), path
     assert schema["paths"]["/api/v1/pool.json"]["get"]["operationId"] == "pool"
+
+
+def test_the_docs_meet_the_current_schemas_envelope_first() -> None:
+    found = openapi.components()
+    variants = [ref["$ref"].rsplit("/", 1)[1] for ref in found["Envelope"]["oneOf"]]
+    assert variants == ["Envelope3", "Envelope2", "Envelope1"]
+    titles = [found[name]["title"] for name in variants]
+    assert titles == ["Schema 3 (current)", "Schema 2 (older clients)", "Schema 1 (older clients)"]

@@ -195,21 +195,34 @@ WRAPS_THAT_SCROLL = """() => [...document.querySelectorAll('.table-wrap')]
   .filter(w => w.scrollWidth > w.clientWidth + 1).map(w => w.getAttribute('aria-label'))"""
 
 
-def test_the_matrix_scrolls_in_its_own_box_on_a_phone_and_the_pairing_tables_fit(site: str, browser) -> None:  # type: ignore[no-untyped-def]
-    page = browser.new_page(viewport=PHONE, device_scale_factor=2, is_mobile=True)
-    width = PHONE["width"]
+# Wide enough for the grid (600 px up), too narrow for all of its columns.
+TABLET = {"width": 700, "height": 900}
+
+
+def test_the_matrix_scrolls_in_its_own_box_where_the_grid_is_shown(site: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=TABLET)
     page.goto(f"{site}/matrix/?view=modelCombo")
     wrap = page.locator(".matrix-wrap")
     assert page.evaluate(WRAPS_THAT_SCROLL) == [wrap.get_attribute("aria-label")]  # the matrix, not the page
-    assert page.evaluate("document.documentElement.scrollWidth") <= width
-    assert overflowing(page, width) == []
+    assert page.evaluate("document.documentElement.scrollWidth") <= TABLET["width"]
     planner = page.locator("table.matrix th.planner").first
     before = planner.bounding_box()
     wrap.evaluate("w => { w.scrollLeft = w.scrollWidth; }")
     after = planner.bounding_box()
     assert before is not None and after is not None and abs(after["x"] - before["x"]) < 1  # the planners stay put
-    page.screenshot(path=str(SCREENSHOTS / "matrix-phone-scrolled.png"), full_page=True)
-    page.locator("table.matrix td.cell a").first.click()
+    page.screenshot(path=str(SCREENSHOTS / "matrix-tablet-scrolled.png"), full_page=True)
+    page.close()
+
+
+def test_the_matrix_is_a_list_on_a_phone_and_the_pairing_tables_fit(site: str, browser) -> None:  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+    width = PHONE["width"]
+    page.goto(f"{site}/matrix/?view=modelCombo")
+    assert page.evaluate(WRAPS_THAT_SCROLL) == []  # nothing scrolls sideways: no grid, a list per planner
+    assert page.evaluate("document.documentElement.scrollWidth") <= width
+    assert overflowing(page, width) == []
+    page.screenshot(path=str(SCREENSHOTS / "matrix-phone.png"), full_page=True)
+    page.locator(".matrix-list ul.m-builders a").first.click()
     page.wait_for_url("**/pairing/**")
     # The ten axes and the tiers fit the screen: neither the page nor their boxes scroll sideways.
     assert page.evaluate(WRAPS_THAT_SCROLL) == []

@@ -210,3 +210,33 @@ VALUES = st.one_of(
 def test_it_never_answers_500(client: Client, path: str, query: list[tuple[str, str]]) -> None:
     response = client.get(f"{path}?{urlencode(query)}")
     assert response.status_code in (200, 404)
+
+
+FIELD_CAVEAT = "self-selected contributors"
+
+
+def test_it_says_n_and_no_interval_for_a_row_of_fewer_than_three_runs(
+    db: None, client: Client, runs_file: Callable[..., Path]
+) -> None:
+    # Two runs on two tasks, graded alike: resampled, they would print the interval 95.0–95.0.
+    lines = [run_line(task=task, grade=95, grade_max=100) for task in ("t1", "t2")]
+    lines += [
+        run_line(task=task, model="gpt-6", grade=grade, grade_max=100)
+        for task, grade in (("t1", 90), ("t2", 80), ("t3", 70))
+    ]
+    call_command("import_lab", str(runs_file(lines)), "--format", "runs", "--source", "newlab", stdout=StringIO())
+    page = client.get("/lab/").content.decode()
+    two = page.split('class="label">claude-opus-4.8')[1].split("</tr>")[0]
+    assert "n = 2, no interval" in two and "95.0–95.0" not in two
+    three = page.split('class="label">gpt-6')[1].split("</tr>")[0]
+    assert "no interval" not in three and "–" in three.split('data-label="Mean grade"')[1].split("</td>")[0]
+
+
+def test_the_benchmark_pages_footer_speaks_of_benchmarks_not_of_contributors(
+    shipped: None, demo_document: dict[str, Any], client: Client
+) -> None:
+    footer = client.get("/lab/").content.decode().split('<footer class="site">')[1]
+    assert FIELD_CAVEAT not in footer and "Published benchmark runs" in footer
+    footer = client.get("/lab/beside/").content.decode().split('<footer class="site">')[1]
+    assert FIELD_CAVEAT not in footer and "published benchmark runs" in footer
+    assert FIELD_CAVEAT in client.get("/").content.decode().split('<footer class="site">')[1]

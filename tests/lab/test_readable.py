@@ -64,7 +64,7 @@ def test_it_shows_one_row_per_model_and_documents_the_aliases(shipped: None, cli
         assert row_labels(aider, spelling) == []
     names = page.split('id="names"')[1].split("</section>")[0]
     for name, alias in STARTER_ALIASES.items():
-        assert f"<td><code>{name}</code></td><td><code>{alias.canonical}</code></td>" in names
+        assert f'<td><code>{name}</code></td><td data-label="Joins"><code>{alias.canonical}</code></td>' in names
 
 
 def test_it_shows_no_time_per_task_for_aggregate_runs(shipped: None, client: Client) -> None:

@@ -22,6 +22,12 @@ def test_it_gives_no_interval_for_one_task() -> None:
     assert (result.value, result.lo, result.hi) == (85.0, None, None)
 
 
+def test_it_gives_no_interval_for_fewer_than_three_runs() -> None:
+    # Two runs on two tasks: resampling them would give 95.0–95.0 for equal grades, an interval that looks exact.
+    assert stats.mean_grade([95.0, 95.0], ["a", "b"]) == stats.Interval(95.0, None, None)
+    assert stats.mean_grade([95.0, 95.0, 90.0], ["a", "b", "c"]).lo is not None
+
+
 def test_it_is_the_same_interval_on_every_call() -> None:
     grades, tasks = [1.0, 0.0, 1.0, 1.0, 0.0, 1.0], ["a", "b", "c", "d", "e", "f"]
     assert stats.mean_grade(grades, tasks) == stats.mean_grade(grades, tasks)

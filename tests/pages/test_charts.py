@@ -76,13 +76,13 @@ def test_it_draws_each_group_on_one_0_to_100_axis_in_the_rows_order_with_a_text_
     svg = charts.forest_plot(rows=rows, title="Pairings")
     labels = re.findall(r'class="forest-label">([^<]+)</text>', svg)
     assert labels == ["b → b", "a → a", "c → c"]
-    # 0..100 maps to 1%..75% of the width (the numbers take the rest): 62.5 sits at 1 + 62.5 * 0.74 = 47.25%.
+    # 0..100 maps to 1%..97% of the width (the numbers sit beside each interval): 62.5 sits at 1 + 62.5 * 0.96.
     dots = re.findall(r'<circle cx="([\d.]+)%"', svg)
-    assert [float(cx) for cx in dots] == [1 + 0.74 * row["score_adj"] for row in rows]
+    assert [float(cx) for cx in dots] == [round(1 + 0.96 * row["score_adj"], 2) for row in rows]
     bars = re.findall(r'<line x1="([\d.]+)%" y1="(\d+)" x2="([\d.]+)%" y2="\2" stroke="(#[0-9A-F]+)"', svg)
     assert [(float(a), float(b), colour) for a, _, b, colour in bars] == [
-        (1 + 0.74 * 20, 1 + 0.74 * 45, "#E69F00"),
-        (1 + 0.74 * 50, 1 + 0.74 * 75, "#0072B2"),
+        (20.2, 44.2, "#E69F00"),
+        (49.0, 73.0, "#0072B2"),
     ]  # no bar for the group without an interval
     assert all(f">{tick}</text>" in svg for tick in (0, 25, 50, 75, 100))
     desc = re.search(r'<desc id="forest-desc">([^<]+)</desc>', svg)
@@ -90,3 +90,44 @@ def test_it_draws_each_group_on_one_0_to_100_axis_in_the_rows_order_with_a_text_
     assert "a → a: score 62.5, 95% interval 50.0 to 75.0" in desc.group(1)
     assert "c → c: score 51.0, no interval" in desc.group(1)
     assert 'role="img"' in svg and 'aria-labelledby="forest-title forest-desc"' in svg
+
+
+def value_place(svg: str, text: str) -> str:
+    found = re.search(r'<text ([^>]*) y="\d+" class="forest-value">' + re.escape(text) + "</text>", svg)
+    assert found is not None, text
+    return found.group(1)
+
+
+def test_it_prints_each_rows_numbers_beside_its_interval_not_at_the_far_edge() -> None:
+    rows: list[dict[str, Any]] = [
+        {"label": "low", "score_adj": 40.0, "lo": 30.0, "hi": 50.0},
+        {"label": "high", "score_adj": 85.0, "lo": 78.0, "hi": 92.0},
+        {"label": "wide", "score_adj": 50.0, "lo": 10.0, "hi": 90.0},
+        {"label": "alone", "score_adj": 60.0, "lo": None, "hi": None},
+    ]
+    svg = charts.forest_plot(rows=rows, title="t")
+    # Right of an interval that ends low enough, 8 px past its end (1 + 0.96 * 50 = 49%).
+    assert value_place(svg, "40.0 · 30–50") == 'x="49.00%" dx="8"'
+    # Left of one that ends near 100, ending 8 px before its start (1 + 0.96 * 78 = 75.88%).
+    assert value_place(svg, "85.0 · 78–92") == 'x="75.88%" dx="-8" text-anchor="end"'
+    # An interval across nearly the whole axis leaves the edge, which is beside its end.
+    assert value_place(svg, "50.0 · 10–90") == 'x="100%" text-anchor="end"'
+    assert value_place(svg, "60.0 · none") == 'x="58.60%" dx="8"'
+
+
+def test_each_row_links_to_its_groups_page_when_given_one() -> None:
+    rows: list[dict[str, Any]] = [
+        {"label": "a → b", "score_adj": 40.0, "lo": 30.0, "hi": 50.0, "href": "/pairing/?view=modelCombo&label=a"},
+        {"label": "c → d", "score_adj": 30.0, "lo": 20.0, "hi": 40.0, "href": "/pairing/?view=modelCombo&label=c"},
+    ]
+    svg = charts.forest_plot(rows=rows, title="t")
+    links = re.findall(r'<a href="([^"]+)" class="forest-row" aria-label="([^"]+)">(.*?)</a>', svg)
+    assert [(href, name) for href, name, _ in links] == [
+        ("/pairing/?view=modelCombo&amp;label=a", "a → b: score 40.0, 95% interval 30.0 to 50.0"),
+        ("/pairing/?view=modelCombo&amp;label=c", "c → d: score 30.0, 95% interval 20.0 to 40.0"),
+    ]
+    # The whole row is the target: its band, its name, its numbers, its interval and its dot.
+    assert all('class="forest-hit"' in body and "forest-label" in body and "<circle" in body for _, _, body in links)
+    assert 'role="group"' in svg  # an image's parts are hidden from a screen reader; links must not be
+    unlinked = charts.forest_plot(rows=[{k: v for k, v in rows[0].items() if k != "href"}], title="t")
+    assert "<a " not in unlinked and 'role="img"' in unlinked

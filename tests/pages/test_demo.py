@@ -7,6 +7,7 @@ from ingest.models import Contributor, Cycle, install_hash
 from leaderboard import demo, recompute
 from leaderboard.models import Snapshot
 from tests.cycles.stored import make_contributor, make_cycles
+from tests.pages.conftest import page_text
 
 
 def test_it_generates_the_same_pool_from_the_same_seed() -> None:
@@ -101,3 +102,33 @@ def test_it_reuses_its_contributors_and_lets_no_client_send_as_one(db: None) -> 
     assert list(Contributor.objects.filter(is_demo=True).values_list("id", "number")) == before
     seeded = {install_hash(install) for install in demo.demo_installs()}
     assert not Contributor.objects.filter(install_hash__in=seeded).exists()
+
+
+def test_a_real_pool_below_the_floor_says_what_it_holds_what_each_group_needs_and_that_the_demo_is_hidden(
+    db: None, client: Client, django_capture_on_commit_callbacks
+) -> None:
+    call_command("load_demo", cycles=600)
+    contribute = page_text(client.get("/contribute/").content.decode())
+    assert "The first real contribution hides it" in contribute  # said before it happens
+    person = make_contributor()
+    make_cycles(person, count=6, pairings=(("gpt-7", "gpt-7"),), seed=9)
+    make_cycles(person, count=3, pairings=(("grok-5", "grok-5"),), seed=10, key_offset=100)
+    with django_capture_on_commit_callbacks(execute=True):
+        real = recompute.publish()
+    assert real is not None and not real.is_demo and real.views["modelCombo"]["groups"] == []
+    judged = real.document["meta"]["judged"]
+    page = page_text(client.get("/").content.decode())
+    assert "Demo data" not in page
+    assert f"This pool holds {judged} judged cycles from 1 contributor, and a group is ranked once it has 10" in page
+    assert "gpt-7 → gpt-7: 6 judged, 4 more to be ranked" in page
+    assert "grok-5 → grok-5: 3 judged, 7 more to be ranked" in page
+    assert "The demo pool shown before is hidden" in page
+    assert "The first real contribution hides it" not in page_text(client.get("/contribute/").content.decode())
+
+
+def test_a_pool_that_never_held_the_demo_says_nothing_of_it(db: None, client: Client) -> None:
+    make_cycles(make_contributor(), count=4, pairings=(("gpt-7", "gpt-7"),), seed=9)
+    assert recompute.publish() is not None
+    page = page_text(client.get("/").content.decode())
+    assert "gpt-7 → gpt-7: 4 judged, 6 more to be ranked" in page
+    assert "demo" not in page.lower()

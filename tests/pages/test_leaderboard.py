@@ -1,6 +1,7 @@
 import datetime as dt
 import html as html_module
 import re
+from urllib.parse import urlencode
 
 import pytest
 from django.core.cache import cache
@@ -102,7 +103,9 @@ def test_it_lists_provisional_groups_below_with_their_counts(demo_snapshot: Snap
     html = client.get("/", {"view": "modelCombo"}).content.decode()
     section = html.split('<section class="provisional">', 1)[1]
     for item in provisional:
-        assert f'>{item["label"]}</a> <span class="hint">{item["hjudged"]} judged</span>' in section
+        needs = demo_snapshot.document["meta"]["minJudged"] - item["hjudged"]
+        counted = f"{item['hjudged']} judged, {needs} more to be ranked"
+        assert f'>{item["label"]}</a> <span class="hint">{counted}</span>' in section
 
 
 def test_it_scopes_the_rankings_to_the_last_30_days(demo_snapshot: Snapshot, client: Client) -> None:
@@ -254,6 +257,23 @@ def test_it_draws_the_forest_plot_in_the_tables_order(demo_snapshot: Snapshot, c
     assert forest[0].count('stroke-linecap="round"') == sum(1 for g in groups if g["ci"])
     # The ranking comes first; the chart that draws it, after the table.
     assert html.index('<svg class="forest"') > html.index('<table class="rankings">')
+    links = [html_module.unescape(href) for href in re.findall(r'<a href="([^"]+)" class="forest-row"', forest[0])]
+    assert links == [f"/pairing/?{urlencode({'view': 'modelCombo', 'label': label})}" for label in drawn]
+    # It says what it draws: the score, and in which order.
+    said = page_text(html.split('<p class="note forest-what">', 1)[1].split("</p>", 1)[0])
+    if sort == "scoreAdj":
+        assert said == "Adjusted score and 95% interval of each ranked group, best first."
+    else:
+        assert said.startswith("Adjusted score and 95% interval of each ranked group, in the table's order (by ")
+        assert "contributors, largest first" in said
+
+
+def test_the_forest_plots_rows_keep_the_harness_lens(demo_snapshot: Snapshot, client: Client) -> None:
+    html = client.get("/", {"view": "modelCombo", "harness": "opencode"}).content.decode()
+    forest = re.search(r'<svg class="forest".*?</svg>', html, re.S)
+    assert forest is not None
+    links = re.findall(r'<a href="([^"]+)" class="forest-row"', forest[0])
+    assert links and all(html_module.unescape(href).endswith("&harness=opencode") for href in links)
 
 
 def test_the_score_part_columns_say_what_a_high_number_means(demo_snapshot: Snapshot, client: Client) -> None:

@@ -198,3 +198,20 @@ def test_it_prints_an_effort_under_its_model_so_columns_stay_narrow() -> None:
     assert [head for head, _ in grid.rows] == [("gpt-6", "high")]
     plain = matrix.pairing_matrix(view_of([], [provisional_row("a:b → c", 1)]), "modelCombo")
     assert plain.builder_heads == [("c", "")] and plain.rows[0][0] == ("a:b", "")
+
+
+def test_the_phones_list_holds_each_planner_with_only_its_filled_cells() -> None:
+    groups = [group_row("a → x", scoreAdj=60.0), group_row("b → y", scoreAdj=40.0)]
+    grid = matrix.pairing_matrix(view_of(groups, [provisional_row("a → y", 4)]), "modelCombo")
+    assert len(grid.builders) == 2 and sum(cell is None for row in grid.cells for cell in row) == 1  # b → x
+    listed = [(planner[0], [(builder[0], cell.kind) for builder, cell in cells]) for planner, cells in grid.by_planner]
+    assert listed == [("a", [("x", "ranked"), ("y", "provisional")]), ("b", [("y", "ranked")])]
+
+
+def test_the_matrix_page_prints_the_phones_list_beside_the_grid(demo_snapshot: Snapshot, client: Client) -> None:
+    page = matrix_page(client, view="modelCombo")
+    view_doc = demo_snapshot.views["modelCombo"]
+    listed = page.split('<div class="matrix-list"', 1)[1].split("</div>", 1)[0]
+    assert listed.count("<li") == len(view_doc["groups"]) + len(view_doc["provisional"])
+    paired = [*view_doc["groups"], *view_doc["provisional"]]
+    assert listed.count('<h2 class="m-planner">') == len({g["label"].split(PAIR_ARROW)[0] for g in paired})

@@ -175,7 +175,7 @@ def test_it_shows_the_measured_coverage_with_the_engines_constants(demo_snapshot
     figures = contexts.coverage_figures()
     assert figures is not None and figures["rows"]
     for row in figures["rows"]:
-        assert f"<td>{row['score_coverage'] * 100:.1f}%</td>" in section
+        assert f'<td data-label="Score interval holds the truth">{row["score_coverage"] * 100:.1f}%</td>' in section
     assert f"{figures['meta']['replicates']} simulated pools per row" in section
 
 

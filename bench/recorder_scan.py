@@ -1,32 +1,30 @@
-"""Recorder scan benchmark: `scan_logs` on ~50 MB of aider and of Codex logs, against reading the same bytes.
+"""Recorder scan benchmark: `scan_logs` on ~50 MB of each reader's logs, against reading the same bytes.
 
-    PYTHONPATH=.:recorder .venv/bin/python bench/recorder_scan.py [--megabytes 50]
+    PYTHONPATH=.:recorder .venv/bin/python bench/recorder_scan.py [--megabytes 50] [--only codex,aider]
 
-Builds, in a temporary directory removed at the end, a git repository of the user's own
-commits and a `.aider.chat.history.md` in it made of a real published history
-(tests/data/aider/AndrewJacop-Simple-Calulator.md, see its SOURCE.md) repeated until the file
-is MEGABYTES large. Each copy is one session; its three `Commit <hash>` lines are rewritten to
-name commits that exist in the repository (three per copy, touching the files the copy edits),
-so commit times and ship judgments are looked up for real. For Codex it writes copies of a
-real published rollout (tests/data/codex/kvsankar-agent-history-session-01.jsonl) under a
-Codex home's sessions folder until they make MEGABYTES. Then, in the same run, times:
+Every reader gets MEGABYTES of logs made by repeating real samples (tests/data/<agent>/, see each
+folder's SOURCE.md) under the agent's own folder layout, in a temporary directory removed at the end.
+Each copy is a session of its own: the ids in it (UUIDs and `msg_`, `req_`, `ses_`, ... ids) and its
+file names are rewritten per copy, so no reader takes a copy for a resumed session it has read already.
+Where no real log is published (Copilot CLI), the recorder's crafted fixture is repeated instead, and
+the output says so. For aider the copies are one `.aider.chat.history.md` in a git repository of the
+user's own commits, its `Commit <hash>` lines rewritten to name commits that exist, so commit times and
+ship judgments are looked up for real.
+
+Then, per reader, in the same run:
 
   baseline   reading the same files' bytes and splitting them into lines, nothing else;
-  aider      `scan_logs(("aider",), …)`: finding the history, reading it, the repository's commits
-             (one `git log` for commit times, one for ship judgments), cutting the cycles and
-             their facts; not building or sending rows;
-  codex      `scan_logs(("codex",), …)`: finding the rollouts, reading each one's first line for
-             subagent threads, reading them all, cutting the cycles and their facts (pricing
-             tokens included); not building or sending rows;
-  git show   for comparison, what the aider reader did before: one `git show` per commit line.
+  scan       `scan_logs((harness,), …)`: finding the logs, reading them, cutting the cycles and their
+             facts (git and pricing included); not building or sending rows.
 
-Prints each figure in seconds and each scan's ratio to its baseline, and whether each scan is
-within the goal (15 s).
+Prints each figure in seconds, the scan's ratio to its baseline, and whether each scan is within the
+goal (15 s per 50 MB, scaled to MEGABYTES). A new reader is one entry in CORPORA.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import re
 import subprocess
@@ -34,6 +32,7 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import TypeVar
@@ -43,12 +42,70 @@ sys.path.insert(0, str(REPO / "recorder"))
 
 from pragmatikos_recorder.scan import Roots, scan_logs  # noqa: E402
 
-SAMPLE = REPO / "tests" / "data" / "aider" / "AndrewJacop-Simple-Calulator.md"
-ROLLOUT = REPO / "tests" / "data" / "codex" / "kvsankar-agent-history-session-01.jsonl"
-COMMIT_LINE_RE = re.compile(r"^> Commit ([0-9a-f]{7}) ", re.MULTILINE)
-GOAL_SECONDS = 15.0
+DATA = REPO / "tests" / "data"
+FIXTURES = REPO / "tests" / "recorder" / "fixtures"
+GOAL_SECONDS_PER_50_MB = 15.0
 T = TypeVar("T")
+PROJECTS = 20  # as a person's logs spread over a few projects, not one folder per session
 GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": os.devnull, "GIT_CONFIG_NOSYSTEM": "1"}
+UUID_RE = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-([0-9a-f]{12})")
+PREFIXED_ID_RE = re.compile(r"\b(?:msg|req|ses|prt|toolu|call|chatcmpl)_[A-Za-z0-9]+")
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One real log and where copy `{n}` of it goes under the agent's folder, in project `{p}` of PROJECTS where
+    the agent keeps logs by project (ids in the path are rewritten too)."""
+
+    source: Path
+    target: str
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """One reader's bench logs: what scan_logs calls it, the Roots field naming its folder, how to make them."""
+
+    harness: str
+    root: str  # the Roots field set to the agent's folder (a one-folder tuple for `cline`)
+    make: Callable[[Path, float], list[Path]]  # (the agent's folder, megabytes) -> the files written
+    origin: str  # what the copies are copies of, printed with the figures
+
+
+def distinct(text: str, n: int) -> str:
+    """The text with its ids made copy `n`'s own: each UUID's last group mixed with n (a bijection, so ids
+    that differed still differ), and each prefixed id suffixed."""
+    mask = ((n + 1) * 0x9E3779B97F4A) & 0xFFFFFFFFFFFF
+
+    def uuid(match: re.Match[str]) -> str:
+        return match.group(0)[:24] + f"{int(match.group(1), 16) ^ mask:012x}"
+
+    return PREFIXED_ID_RE.sub(lambda m: f"{m.group(0)}c{n}", UUID_RE.sub(uuid, text))
+
+
+def copied(*samples: Sample, values: dict[str, str] | None = None) -> Callable[[Path, float], list[Path]]:
+    """A maker writing copies of every sample, each copy's ids its own, until they make the megabytes asked."""
+
+    def make(folder: Path, megabytes: float) -> list[Path]:
+        texts = [sample.source.read_text(encoding="utf-8") for sample in samples]
+        for key, value in (values or {}).items():
+            texts = [text.replace("{{" + key + "}}", value.replace("{folder}", str(folder))) for text in texts]
+        per_round = sum(len(text.encode()) for text in texts)
+        paths = []
+        for n in range(max(1, round(megabytes * 1_000_000 / per_round))):
+            for sample, text in zip(samples, texts, strict=True):
+                path = folder / distinct(sample.target.format(n=n, p=n % PROJECTS), n)
+                path.parent.mkdir(parents=True, exist_ok=True)
+                path.write_text(distinct(text, n), encoding="utf-8")
+                paths.append(path)
+        return paths
+
+    return make
+
+
+# --- aider: one long history in a repository whose commits its commit lines name -------------------------
+
+AIDER_SAMPLE = DATA / "aider" / "AndrewJacop-Simple-Calulator.md"
+COMMIT_LINE_RE = re.compile(r"^> Commit ([0-9a-f]{7}) ", re.MULTILINE)
 
 
 def git(repo: Path, *args: str, stdin: str | None = None) -> str:
@@ -83,34 +140,101 @@ def make_repository(repo: Path, commits: int) -> list[str]:
         ]
     git(repo, "fast-import", "--quiet", stdin="\n".join(stream) + "\n")
     git(repo, "checkout", "-q", "main")
-    log = git(repo, "log", "--reverse", "--format=%h")
-    return log.split()
+    return git(repo, "log", "--reverse", "--format=%h").split()
 
 
-def build_history(repo: Path, megabytes: float) -> tuple[Path, int]:
-    """The sample repeated to `megabytes`, its commit lines naming the repository's commits; (path, commit lines)."""
-    sample = SAMPLE.read_text(encoding="utf-8")
-    per_copy = len(COMMIT_LINE_RE.findall(sample))
+def aider_history(folder: Path, megabytes: float) -> list[Path]:
+    """The sample repeated to `megabytes` in one history, each copy's commit lines naming commits of its own."""
+    sample = AIDER_SAMPLE.read_text(encoding="utf-8")
     copies = max(1, round(megabytes * 1_000_000 / len(sample.encode())))
-    hashes = iter(make_repository(repo, copies * per_copy))
+    repo = folder / "app"
+    hashes = iter(make_repository(repo, copies * len(COMMIT_LINE_RE.findall(sample))))
     history = repo / ".aider.chat.history.md"
     with history.open("w", encoding="utf-8") as out:
         for _ in range(copies):
             out.write(COMMIT_LINE_RE.sub(lambda m: f"> Commit {next(hashes)} ", sample))
-    return history, copies * per_copy
+    return [history]
 
 
-def build_rollouts(codex_home: Path, megabytes: float) -> list[Path]:
-    """Copies of the rollout, one session each, under `codex_home`/sessions."""
-    sample = ROLLOUT.read_bytes()
-    day = codex_home / "sessions" / "2026" / "06" / "05"
-    day.mkdir(parents=True)
-    paths = []
-    for n in range(max(1, round(megabytes * 1_000_000 / len(sample)))):
-        path = day / f"rollout-2026-06-05T04-58-20-{n:08d}.jsonl"
-        path.write_bytes(sample)
-        paths.append(path)
-    return paths
+# --- the readers -------------------------------------------------------------------------------------------
+
+CLAUDE = DATA / "claude-code"
+CODEX = DATA / "codex"
+CLINE = DATA / "cline"
+CLINE_TASK = "tasks/1769053680585{n:06d}"
+COPILOT_SESSION = "session-state/0195a1b2-c3d4-7e5f-8a9b-{n:012x}/events.jsonl"
+CORPORA: tuple[Corpus, ...] = (
+    Corpus(
+        "claude-code",
+        "claude",
+        copied(
+            *(
+                Sample(path, f"projects/-home-dev-app{{p}}/{path.stem}-{{n}}.jsonl")
+                for path in sorted(CLAUDE.glob("*/*.jsonl"))
+            )
+        ),
+        "the six real transcripts in tests/data/claude-code",
+    ),
+    Corpus(
+        "codex",
+        "codex",
+        copied(
+            *(
+                Sample(path, f"sessions/2026/06/05/rollout-2026-06-05T04-58-20-{{n:08d}}-{path.stem}.jsonl")
+                for path in sorted(CODEX.glob("*.jsonl"))
+            )
+        ),
+        "the four real rollouts in tests/data/codex",
+    ),
+    Corpus("aider", "aider", aider_history, f"the real history {AIDER_SAMPLE.name}, one file"),
+    Corpus(
+        "cline",
+        "cline",
+        copied(
+            Sample(CLINE / "gmfstu-1769053680585-ui_messages.json", f"{CLINE_TASK}/ui_messages.json"),
+            Sample(
+                CLINE / "gmfstu-1769053680585-api_conversation_history.json",
+                f"{CLINE_TASK}/api_conversation_history.json",
+            ),
+            Sample(CLINE / "gmfstu-1769053680585-task_metadata.json", f"{CLINE_TASK}/task_metadata.json"),
+            Sample(CLINE / "jeehunter-plan-act-ui_messages.json", "tasks/1760000000000{n:06d}/ui_messages.json"),
+            Sample(CLINE / "haram333-feedback-ui_messages.json", "tasks/1768000000000{n:06d}/ui_messages.json"),
+        ),
+        "the three real tasks in tests/data/cline (Roo Code and Kilo Code are the same reader)",
+    ),
+    Corpus(
+        "opencode",
+        "opencode",
+        copied(Sample(DATA / "opencode" / "opencode-test-exported-session.json", "exports/{n}/session.json")),
+        "the one real export in tests/data/opencode",
+    ),
+    Corpus(
+        "gemini-cli",
+        "gemini",
+        copied(
+            Sample(
+                DATA / "gemini-cli" / "kvsankar-agent-history-session-01.json",
+                "tmp/project{p}/chats/session-2026-06-05T04-58-{n}.json",
+            )
+        ),
+        "the one real chat file in tests/data/gemini-cli",
+    ),
+    Corpus(
+        "copilot-cli",
+        "copilot",
+        copied(
+            Sample(FIXTURES / "copilot-cli" / "events.jsonl", COPILOT_SESSION),
+            values={"REPO": "{folder}/work"},
+        ),
+        "the recorder's crafted fixture (no real events.jsonl is published: tests/data/copilot-cli/SOURCE.md)",
+    ),
+)
+
+
+def roots_for(corpus: Corpus, folder: Path, empty: Path) -> Roots:
+    """Roots with only this reader's folder set (the others empty folders)."""
+    roots = Roots(claude=empty, codex=empty, aider=empty)
+    return dataclasses.replace(roots, **{corpus.root: (folder,) if corpus.root == "cline" else folder})
 
 
 def read_lines(paths: list[Path]) -> int:
@@ -123,40 +247,46 @@ def timed(work: Callable[[], T]) -> tuple[float, T]:
     return time.perf_counter() - began, result
 
 
+@dataclass(frozen=True)
+class Measured:
+    corpus: Corpus
+    files: int
+    megabytes: float
+    cycles: int
+    baseline: float
+    scan: float
+
+
+def measure(corpus: Corpus, base: Path, megabytes: float) -> Measured:
+    folder = base / corpus.harness
+    paths = corpus.make(folder, megabytes)
+    roots = roots_for(corpus, folder, base / "empty")
+    baseline, _ = timed(lambda: read_lines(paths))
+    seconds, scanned = timed(lambda: scan_logs((corpus.harness,), roots, progress=False))
+    size = sum(p.stat().st_size for p in paths) / 1e6
+    return Measured(corpus, len(paths), size, len(scanned.cycles), baseline, seconds)
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--megabytes", type=float, default=50.0)
-    parser.add_argument("--git-show-sample", type=int, default=200, help="commit lines timed the old way")
+    parser.add_argument("--only", default="", help="comma-separated harnesses (default: every reader)")
     args = parser.parse_args()
+    chosen = [c for c in CORPORA if not args.only or c.harness in args.only.split(",")]
+    goal = GOAL_SECONDS_PER_50_MB * args.megabytes / 50
+    print(f"Each reader's logs: real samples repeated to {args.megabytes:g} MB, each copy a session of its own.")
+    results = []
     with tempfile.TemporaryDirectory(prefix="recorder-bench-") as scratch:
-        base = Path(scratch)
-        history, commit_lines = build_history(base / "repos" / "app", args.megabytes)
-        size = history.stat().st_size
-        rollouts = build_rollouts(base / "codex", args.megabytes)
-        roots = Roots(claude=base / "none", codex=base / "codex", aider=base / "repos")
-
-        aider_baseline, _ = timed(lambda: read_lines([history]))
-        aider_seconds, aider_cycles = timed(lambda: scan_logs(("aider",), roots, progress=False).cycles)
-        codex_baseline, _ = timed(lambda: read_lines(rollouts))
-        codex_seconds, codex_cycles = timed(lambda: scan_logs(("codex",), roots, progress=False).cycles)
-        hashes = COMMIT_LINE_RE.findall(history.read_text(encoding="utf-8"))[: args.git_show_sample]
-        shown, _ = timed(lambda: [git(history.parent, "show", "-s", "--format=%ct", h) for h in hashes])
-
-    per_line = shown / max(1, len(hashes))
-    codex_size = len(rollouts) * ROLLOUT.stat().st_size
-    print(f"aider: one history of {size / 1e6:.1f} MB, {commit_lines} commit lines; {len(aider_cycles)} cycles")
-    print(f"  baseline (read + split lines): {aider_baseline:.2f} s")
-    print(f"  scan:                          {aider_seconds:.2f} s  ({aider_seconds / aider_baseline:.1f}x)")
-    print(
-        f"  git show per commit line:      {per_line * 1000:.1f} ms each, {len(hashes)} timed; "
-        f"{per_line * commit_lines:.1f} s for all {commit_lines} (the old way, that part alone)"
-    )
-    print(f"codex: {len(rollouts)} rollouts, {codex_size / 1e6:.1f} MB; {len(codex_cycles)} cycles")
-    print(f"  baseline (read + split lines): {codex_baseline:.2f} s")
-    print(f"  scan:                          {codex_seconds:.2f} s  ({codex_seconds / codex_baseline:.1f}x)")
-    within = max(aider_seconds, codex_seconds) <= GOAL_SECONDS
-    print(f"goal: each scan within {GOAL_SECONDS:.0f} s: {'yes' if within else 'NO'}")
-    return 0 if within else 1
+        for corpus in chosen:
+            got = measure(corpus, Path(scratch), args.megabytes)
+            results.append(got)
+            print(f"{corpus.harness}: {got.files} files, {got.megabytes:.1f} MB of {corpus.origin}")
+            print(f"  {got.cycles} cycles")
+            print(f"  baseline (read + split lines): {got.baseline:6.2f} s")
+            print(f"  scan:                          {got.scan:6.2f} s  ({got.scan / got.baseline:.1f}x)")
+    slow = [got.corpus.harness for got in results if got.scan > goal]
+    print(f"goal: each scan within {goal:g} s: {'yes' if not slow else 'NO: ' + ', '.join(slow)}")
+    return 1 if slow else 0
 
 
 if __name__ == "__main__":

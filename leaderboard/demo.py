@@ -2,7 +2,9 @@
 
 Fixed seed, so every run stores the same cycles (relative to today). The generator gives
 each pairing its own habits and each contributor their own skill, so the demo shows what
-real pools show: uneven evidence, thin rows, pairings with one contributor, ties.
+real pools show: uneven evidence, thin rows, pairings with one contributor, ties. Each
+contributor runs a few agents (harnesses), and a pairing does better under the agent its
+builder's maker makes, so the harness lens has something to show.
 """
 
 import datetime as dt
@@ -79,6 +81,34 @@ UNPLANNED_SHARE = 0.15
 
 
 @dataclass(frozen=True)
+class Harness:
+    """An agent the demo's people run, and how it moves the odds that a cycle under it ships."""
+
+    name: str  # a public name (leaderboard.public_names.KNOWN_HARNESSES)
+    version: str
+    share: float  # how likely a person is to run it
+    lift: float  # log-odds added to every ship chance under it
+    maker: str  # the provider whose builders do better under it (MAKER_*); "" for none
+
+
+HARNESSES: tuple[Harness, ...] = (
+    Harness("opencode", "1.4.2", 0.30, 0.0, ""),
+    Harness("claude-code", "2.1.30", 0.25, 0.1, "anthropic"),
+    Harness("codex", "0.144.0", 0.18, 0.0, "openai"),
+    Harness("aider", "0.86.1", 0.10, -0.6, ""),
+    Harness("cline", "3.51.0", 0.09, -0.2, ""),
+    Harness("gemini-cli", "0.20.0", 0.08, 0.0, "google"),
+)
+# Under its maker's own agent a builder ships more often, fails fewer edits and checks its work more often: e.g.
+# claude-opus-4.8 → claude-opus-4.8 does better under claude-code than under aider.
+MAKER_LIFT = 1.2  # log-odds added to the ship chance
+MAKER_EDIT_ERRORS = 0.3  # times the pairing's share of failed edits
+MAKER_VERIFY = 0.15  # added to the pairing's share of verified cycles
+# How many agents one person runs, the first one most: weights of their first, second, ... agent.
+HARNESS_USE = (0.6, 0.25, 0.1, 0.05)
+
+
+@dataclass(frozen=True)
 class Person:
     install: uuid.UUID
     activity: float  # share of the pool they send
@@ -107,6 +137,30 @@ def people(rng: random.Random) -> list[Person]:
     return everyone
 
 
+def harness_use(rng: random.Random, count: int) -> list[tuple[tuple[Harness, ...], tuple[float, ...]]]:
+    """Each of `count` people's agents and how much they use each: their main one in turn, so every agent has
+    a main user, then one to three more drawn by share without repeats."""
+    uses = []
+    for index in range(count):
+        left = list(HARNESSES)
+        mine = [left.pop(index % len(left))]
+        for _ in range(rng.randint(1, len(HARNESS_USE) - 1)):
+            mine.append(left.pop(rng.choices(range(len(left)), weights=[h.share for h in left])[0]))
+        uses.append((tuple(mine), HARNESS_USE[: len(mine)]))
+    return uses
+
+
+def at_home(habit: Habit, harness: Harness) -> bool:
+    """Whether the pairing's builder is made by the agent's maker."""
+    return bool(harness.maker) and provider_of(habit.builder) == harness.maker
+
+
+def ship_log_odds(habit: Habit, person: Person, harness: Harness) -> float:
+    """A judged cycle's log-odds of shipping: the pairing's, the person's skill, the agent's."""
+    home = MAKER_LIFT if at_home(habit, harness) else 0.0
+    return math.log(habit.ship / (1 - habit.ship)) + person.skill + harness.lift + home
+
+
 def provider_of(model: str) -> str:
     return next((name for prefix, name in PROVIDERS.items() if model.startswith(prefix)), "other")
 
@@ -119,11 +173,15 @@ def demo_cycles(*, count: int, today: dt.date, seed: int = DEMO_SEED) -> list[tu
     """(install, cycle fields) pairs: the whole demo pool, deterministic for a seed and a day."""
     rng = random.Random(seed)
     everyone = people(rng)
+    # The agents draw from their own generator, so the rest of the pool is drawn as before they were added.
+    agents = random.Random(f"{seed}:harnesses")
+    uses = harness_use(agents, len(everyone))
     out: list[tuple[uuid.UUID, dict[str, object]]] = []
-    for person in everyone:
+    for person, (harnesses, use) in zip(everyone, uses, strict=True):
         weights = [HABITS[i].weight for i in person.habits]
         for _ in range(max(1, round(count * person.activity))):
             habit = HABITS[rng.choices(person.habits, weights=weights)[0]]
+            harness = agents.choices(harnesses, weights=use)[0]
             day = today - dt.timedelta(days=min(DAYS - 1, int(rng.expovariate(1 / 45))))
             planned = rng.random() >= UNPLANNED_SHARE
             steps = max(1, int(rng.lognormvariate(3.3, 0.7)))
@@ -136,7 +194,10 @@ def demo_cycles(*, count: int, today: dt.date, seed: int = DEMO_SEED) -> list[tu
                 status = Cycle.ShipStatus.PENDING
             else:
                 status = Cycle.ShipStatus.JUDGED
-            ship_chance = logistic(math.log(habit.ship / (1 - habit.ship)) + person.skill)
+            ship_chance = logistic(ship_log_odds(habit, person, harness))
+            home = at_home(habit, harness)
+            edit_error = habit.edit_error * (MAKER_EDIT_ERRORS if home else 1.0)
+            verify = min(0.95, habit.verify + (MAKER_VERIFY if home else 0.0))
             shipped = int(judged and status == Cycle.ShipStatus.JUDGED and rng.random() < ship_chance)
             prompts = 1 + int(rng.expovariate(1 / habit.prompts)) if rng.random() > 0.3 else 1
             step_seconds = habit.step_seconds * rng.lognormvariate(0, 0.25)
@@ -157,21 +218,21 @@ def demo_cycles(*, count: int, today: dt.date, seed: int = DEMO_SEED) -> list[tu
                         "assistant_steps": steps,
                         "edits": edits,
                         "edit_paths": int(in_repository and edits > 0),
-                        "edit_errors": sum(rng.random() < habit.edit_error for _ in range(edits)),
+                        "edit_errors": sum(rng.random() < edit_error for _ in range(edits)),
                         "cost_usd": round(steps * habit.dollars_per_step * rng.lognormvariate(0, 0.4), 4)
                         if person.metered
                         else 0.0,
                         "shipped": shipped,
                         "active_hours": round(min(72.0, steps * step_seconds / 3600 + prompts * 0.05), 4),
-                        "verified": int(edits > 0 and rng.random() < habit.verify),
+                        "verified": int(edits > 0 and rng.random() < verify),
                         "intervened": int(rng.random() < habit.intervene),
                         "step_seconds_median": round(step_seconds, 2) if rng.random() > 0.05 else -1.0,
                         "ship_status": status,
                         "effort": habit.builder_effort,
                         "planner_effort": habit.planner_effort if planned else "",
                         "builder_effort": habit.builder_effort if planned else "",
-                        "harness": "opencode",
-                        "harness_version": "1.4.2",
+                        "harness": harness.name,
+                        "harness_version": harness.version,
                     },
                 )
             )

@@ -6,9 +6,9 @@ from urllib.parse import urlsplit, urlunsplit
 import pytest
 
 # The published demo pool, for any test that names it (tests/demo_pool.py): published once per test process.
-from tests.demo_pool import demo_snapshot, published_demo
+from tests.demo_pool import demo_snapshot, published_demo, warmed_demo_snapshot
 
-__all__ = ["demo_snapshot", "published_demo"]
+__all__ = ["demo_snapshot", "published_demo", "warmed_demo_snapshot"]
 
 
 # The fixtures through which a test reaches the database (the demo pool's too, through db).

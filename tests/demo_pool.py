@@ -21,7 +21,7 @@ from django.db import transaction
 from ingest.contract import STORED_FIELDS
 from ingest.models import Contributor, Cycle, NameSighting
 from ingest.services import store_made_facts
-from leaderboard import demo
+from leaderboard import demo, windows
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.published import serve_new_snapshot
 
@@ -85,3 +85,11 @@ def put_back(published: PublishedDemo) -> Snapshot:
 def demo_snapshot(db: None, published_demo: PublishedDemo) -> Snapshot:
     """The demo pool stored and its snapshot published, as load_demo leaves them, without scoring it again."""
     return put_back(published_demo)
+
+
+@pytest.fixture
+def warmed_demo_snapshot(demo_snapshot: Snapshot) -> Snapshot:
+    """The demo snapshot with its preset windows and harness lenses computed, as the worker leaves them after a
+    publish: the demo has several harnesses, and a pairing page is kept only once it can show every lens."""
+    windows.warm_windows(snapshot_id=demo_snapshot.id)
+    return demo_snapshot

@@ -1,13 +1,18 @@
 import datetime as dt
+from collections import defaultdict
+from typing import Any
 
 from django.core.management import call_command
 from django.test import Client
 
 from ingest.models import Contributor, Cycle, install_hash
-from leaderboard import demo, recompute
+from leaderboard import demo, recompute, windows
 from leaderboard.models import Snapshot
+from leaderboard.public_names import KNOWN_HARNESSES
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.pages.conftest import page_text
+
+OPUS_PAIRING = "claude-opus-4.8 → claude-opus-4.8"
 
 
 def test_it_generates_the_same_pool_from_the_same_seed() -> None:
@@ -132,3 +137,44 @@ def test_a_pool_that_never_held_the_demo_says_nothing_of_it(db: None, client: Cl
     page = page_text(client.get("/").content.decode())
     assert "gpt-7 → gpt-7: 4 judged, 6 more to be ranked" in page
     assert "demo" not in page.lower()
+
+
+def test_it_runs_several_harnesses_each_sent_by_several_contributors() -> None:
+    names = {harness.name for harness in demo.HARNESSES}
+    assert len(names) >= 6 and names <= KNOWN_HARNESSES, "public names: the lens offers them"
+    senders: dict[str, set[object]] = defaultdict(set)
+    for person, fields in demo.demo_cycles(count=demo.DEFAULT_CYCLES, today=dt.date(2026, 11, 30)):
+        senders[str(fields["harness"])].add(person)
+    assert set(senders) == names
+    assert all(len(people) >= 3 for people in senders.values()), senders
+
+
+def modelcombo_groups(document: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {group["label"]: group for group in document["views"]["modelCombo"]["groups"]}
+
+
+def test_the_demo_offers_the_harness_lens_and_a_pairing_under_each_harness(
+    demo_snapshot: Snapshot, client: Client
+) -> None:
+    names = sorted(harness.name for harness in demo.HARNESSES)
+    assert demo_snapshot.document["meta"]["harnesses"] == names
+    front = client.get("/").content.decode()
+    assert all(f'<option value="{name}">' in front for name in names)
+
+    params = {"view": "modelCombo", "label": OPUS_PAIRING}
+    cold = client.get("/pairing/", params).content.decode()
+    assert "Under each harness" in cold and cold.count("not computed yet") == len(names)
+
+    windows.warm_windows(snapshot_id=demo_snapshot.id)  # as the worker does after a publish
+    warm = client.get("/pairing/", params)
+    html = warm.content.decode()
+    assert "Under each harness" in html and "not computed yet" not in html and "ETag" in warm
+    lenses = {name: client.get("/api/v1/pool.json", {"harness": name}).json() for name in names}
+    for name, lens in lenses.items():
+        group = modelcombo_groups(lens).get(OPUS_PAIRING)
+        if group is not None:
+            assert f'<span class="score-num">{group["scoreAdj"]:,.1f}</span>' in html, name
+    # The harnesses differ: a pairing leads under its builder's maker's agent, and not every lens has one leader.
+    leaders = {name: lens["views"]["modelCombo"]["groups"][0]["label"] for name, lens in lenses.items()}
+    assert leaders["claude-code"] == OPUS_PAIRING
+    assert len(set(leaders.values())) > 1, leaders

@@ -15,7 +15,11 @@ def cacheable_paths(snapshot: Snapshot) -> list[tuple[str, dict[str, str]]]:
     return [(path, params) for path, params in page_paths(snapshot) if path != "/contribute/"]
 
 
-def test_it_sends_cache_control_and_an_etag_and_answers_304_to_it(demo_snapshot: Snapshot, client: Client) -> None:
+def test_it_sends_cache_control_and_an_etag_and_answers_304_to_it(
+    warmed_demo_snapshot: Snapshot, client: Client
+) -> None:
+    # Warmed: a pairing page that still links to a lens not computed yet is sent no-cache (pages/lenses.py).
+    demo_snapshot = warmed_demo_snapshot
     etags = set()
     for path, params in cacheable_paths(demo_snapshot):
         response = client.get(path, params)
@@ -36,9 +40,9 @@ def test_it_sends_cache_control_and_an_etag_and_answers_304_to_it(demo_snapshot:
 
 
 def test_it_answers_304_without_building_anything(
-    demo_snapshot: Snapshot, client: Client, django_assert_num_queries
+    warmed_demo_snapshot: Snapshot, client: Client, django_assert_num_queries
 ) -> None:
-    label = ranked_labels(demo_snapshot, "modelCombo")[0]
+    label = ranked_labels(warmed_demo_snapshot, "modelCombo")[0]
     params = {"view": "modelCombo", "label": label}
     etag = client.get("/pairing/", params)["ETag"]
     page_cache.forget_process_copies()

@@ -35,9 +35,10 @@ def test_it_runs_at_most_three_queries_per_page(
 
 
 def test_it_serves_a_repeated_page_from_the_cache_without_queries(
-    demo_snapshot: Snapshot, client: Client, django_assert_num_queries
+    warmed_demo_snapshot: Snapshot, client: Client, django_assert_num_queries
 ) -> None:
-    for path, params in page_paths(demo_snapshot):
+    # Warmed: a pairing page that still links to a lens not computed yet is not kept (pages/lenses.py).
+    for path, params in page_paths(warmed_demo_snapshot):
         if path.startswith("/data/rankings") or path == "/contribute/":
             continue  # built per request: a download from the held snapshot, a form with the visitor's token
         first = client.get(path, params)
@@ -71,7 +72,8 @@ def test_it_shows_the_new_snapshot_once_a_recompute_publishes(
     assert "gpt-7 → gpt-7" not in before.content.decode()
 
 
-def test_it_keeps_unknown_labels_out_of_the_page_cache(demo_snapshot: Snapshot, client: Client) -> None:
+def test_it_keeps_unknown_labels_out_of_the_page_cache(warmed_demo_snapshot: Snapshot, client: Client) -> None:
+    demo_snapshot = warmed_demo_snapshot
     from django.core.cache import cache
 
     page_cache.forget_process_copies()

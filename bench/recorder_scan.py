@@ -162,6 +162,7 @@ CLAUDE = DATA / "claude-code"
 CODEX = DATA / "codex"
 CLINE = DATA / "cline"
 CLINE_TASK = "tasks/1769053680585{n:06d}"
+AMP_THREAD = DATA / "amp" / "T-019fa4db-29cf-70c9-8d9b-81524df70e52.json"
 COPILOT_SESSION = "session-state/0195a1b2-c3d4-7e5f-8a9b-{n:012x}/events.jsonl"
 CORPORA: tuple[Corpus, ...] = (
     Corpus(
@@ -228,13 +229,21 @@ CORPORA: tuple[Corpus, ...] = (
         ),
         "the recorder's crafted fixture (no real events.jsonl is published: tests/data/copilot-cli/SOURCE.md)",
     ),
+    Corpus(
+        "amp",
+        "amp",
+        copied(Sample(AMP_THREAD, "threads/T-019fa4db-29cf-70c9-8d9b-{n:012x}.json")),
+        "the one real thread in tests/data/amp",
+    ),
+    # Goose keeps one SQLite database; its only sample is crafted (tests/data/goose/SOURCE.md): not benched.
 )
+TUPLE_ROOTS = frozenset({"cline", "goose", "amp"})
 
 
 def roots_for(corpus: Corpus, folder: Path, empty: Path) -> Roots:
     """Roots with only this reader's folder set (the others empty folders)."""
     roots = Roots(claude=empty, codex=empty, aider=empty)
-    return dataclasses.replace(roots, **{corpus.root: (folder,) if corpus.root == "cline" else folder})
+    return dataclasses.replace(roots, **{corpus.root: (folder,) if corpus.root in TUPLE_ROOTS else folder})
 
 
 def read_lines(paths: list[Path]) -> int:

@@ -35,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 REPO = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(REPO / "recorder"))
@@ -243,7 +243,8 @@ TUPLE_ROOTS = frozenset({"cline", "goose", "amp"})
 def roots_for(corpus: Corpus, folder: Path, empty: Path) -> Roots:
     """Roots with only this reader's folder set (the others empty folders)."""
     roots = Roots(claude=empty, codex=empty, aider=empty)
-    return dataclasses.replace(roots, **{corpus.root: (folder,) if corpus.root in TUPLE_ROOTS else folder})
+    field: dict[str, Any] = {corpus.root: (folder,) if corpus.root in TUPLE_ROOTS else folder}
+    return dataclasses.replace(roots, **field)
 
 
 def read_lines(paths: list[Path]) -> int:

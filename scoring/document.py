@@ -21,15 +21,13 @@ from scoring.caveats import (
     point_ranks,
     point_worst_ranks,
 )
+from scoring.config import ScoringConfig
 from scoring.groupings import Grouping, view_groupings
 from scoring.judged import Contributions, JudgedCycles, contributions, judged_in_scope
 from scoring.scorecard import PointScorecard, point_scorecard
 from scoring.shapes import (
     AXIS_NAMES,
-    DEFAULT_FAMILY_PATTERN,
     DOCUMENT_VERSION,
-    EVIDENCE_K,
-    MIN_JUDGED,
     SCHEMA,
     SPAN,
     TIER_NAMES,
@@ -49,18 +47,6 @@ from scoring.shapes import (
 
 # Views are independent (one random stream each): two run at once on the two cores.
 VIEW_WORKERS = 2
-
-
-@dataclass(frozen=True)
-class ScoringConfig:
-    """The method's settings: bootstrap resamples and seed, the judged-cycle floor, k of the shrinkage
-    toward the pool, and how a model name maps to its family."""
-
-    resamples: int = 200
-    seed: int = 20260909
-    min_judged: int = MIN_JUDGED
-    evidence_k: int = EVIDENCE_K
-    family_pattern: str = DEFAULT_FAMILY_PATTERN
 
 
 @dataclass(frozen=True)

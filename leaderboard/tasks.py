@@ -100,8 +100,10 @@ def request_recompute(**signal: object) -> None:
     recompute_rankings.delay()
 
 
-def queue_after_publish(*, snapshot_id: int, **signal: object) -> None:
+def queue_after_publish(*, snapshot_id: int, points_only: bool = False, **signal: object) -> None:
     """leaderboard.published.snapshot_published's receiver: write the new snapshot's cycles.csv and warm its
-    windows, on the worker."""
+    windows, on the worker; not for points alone, which the whole snapshot replaces within seconds."""
+    if points_only:
+        return
     export_cycles.delay(snapshot_id)
     warm_windows.delay(snapshot_id)

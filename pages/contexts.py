@@ -14,7 +14,7 @@ import numpy as np
 from django.conf import settings
 
 from leaderboard.lenses import published_harnesses
-from leaderboard.published import Published
+from leaderboard.published import Published, intervals_pending
 from leaderboard.selectors import HistoryRow, scoring_config
 from leaderboard.windows import Window
 from pages.charts import (
@@ -172,7 +172,8 @@ def leaderboard_context(
     shown = sorted_rows(rows, sort)
     context.update(
         {
-            "verdict": verdict(rows, view=view),
+            # Points alone have no intervals yet: no verdict rather than one read from point places.
+            "verdict": None if intervals_pending(document) else verdict(rows, view=view),
             "forest": forest_plot(
                 rows=shown,
                 title=f"{VIEW_TITLES[view]}: adjusted score and {INTERVAL_PERCENT}% interval of each ranked group, "

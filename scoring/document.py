@@ -28,6 +28,8 @@ from scoring.scorecard import PointScorecard, point_scorecard
 from scoring.shapes import (
     AXIS_NAMES,
     DOCUMENT_VERSION,
+    INTERVALS_KEY,
+    INTERVALS_PENDING,
     SCHEMA,
     SPAN,
     TIER_NAMES,
@@ -351,6 +353,24 @@ def score_pool(
         generated=generated,
         keep_axes=keep_axes,
     )
+
+
+def score_points(
+    prepared: Prepared,
+    config: ScoringConfig,
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    generated: str | None = None,
+) -> PoolDocument:
+    """The document without the resampling: the points, counts and order of score_prepared's, each ci null, rank
+    and rank_worst the point places, and meta["intervals"] INTERVALS_PENDING, so that no reader takes a place for
+    a confident one. What the recompute publishes first, seconds before the whole document; the point
+    scorecards it makes stay in `prepared` for score_prepared to reuse."""
+    results = {view: ViewResult(prepared.card(view, config), None) for view in VIEWS}
+    document = assemble_document(prepared, results, config, since=since, until=until, generated=generated)
+    document["meta"][INTERVALS_KEY] = INTERVALS_PENDING
+    return document
 
 
 def score_prepared(

@@ -72,6 +72,10 @@ DOMINATED_SHARE: Final = 0.8  # B2 flag "dominated"
 SCHEMA: Final = 3
 # The stored document's own shape (the TypedDicts below); a snapshot stored under another is not read.
 DOCUMENT_VERSION: Final = 1
+# A document's meta["intervals"] while only its points are computed (scoring.document.score_points): every ci null,
+# rank and rank_worst the point places, no B3 or rank ranges. The document with them follows.
+INTERVALS_KEY: Final = "intervals"
+INTERVALS_PENDING: Final = "pending"
 NO_EFFORT: Final = "(none)"
 PAIR_ARROW: Final = " → "
 DEFAULT_FAMILY_PATTERN: Final = (
@@ -286,6 +290,9 @@ class DocumentMeta(TypedDict):
     # Where a snapshot is read: its id, and whether it is demo data.
     snapshot: NotRequired[str]
     demo: NotRequired[bool]
+    # INTERVALS_PENDING on a document of points only (scoring.document.score_points): its resampling is still
+    # being computed. Absent once computed.
+    intervals: NotRequired[str]
 
 
 class PoolDocument(TypedDict):

@@ -12,7 +12,7 @@ TEST_WORKERS ?= 2
 UV_VERSION := 0.13.9
 UV := $(BIN)/uv
 
-.PHONY: run test test-fast lint lock check bench-ingest bench-recompute bench-pages bench-downloads bench-load bench-request-memory clean
+.PHONY: run test test-fast lint lock check bench-ingest bench-recompute bench-freshness bench-pages bench-downloads bench-load bench-request-memory clean
 
 $(UV):
 	@echo "==> First run: a virtualenv in $(VENV) with the locked packages (uv.lock): a minute or two."
@@ -61,6 +61,9 @@ bench-ingest: $(VENV)/.installed
 
 bench-recompute: $(VENV)/.installed
 	SECRET_KEY=bench-key INSTALL_HASH_KEY=bench-install-hash-key DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/recompute.py
+
+bench-freshness: $(VENV)/.installed
+	DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} REDIS_URL=$${REDIS_URL:-$(TEST_REDIS_URL)} $(BIN)/python bench/freshness.py
 
 bench-pages: $(VENV)/.installed
 	SECRET_KEY=bench-key INSTALL_HASH_KEY=bench-install-hash-key DATABASE_URL=$${DATABASE_URL:-$(TEST_DATABASE_URL)} $(BIN)/python bench/pages.py

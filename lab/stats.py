@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import kendalltau
 
 from scoring.shapes import INTERVAL_LEVEL
 
@@ -130,6 +129,8 @@ def rank_agreement(
     if n < 3:
         return Agreement(None, None, None, n)
     x, y = np.asarray(field, dtype=float), np.asarray(lab, dtype=float)
+    from scipy.stats import kendalltau  # here, not at import: every process imports the lab as Django starts
+
     tau = float(kendalltau(x, y).statistic)
     if math.isnan(tau):
         return Agreement(None, None, None, n)

@@ -3,6 +3,7 @@
 import logging
 from typing import cast
 
+from leaderboard.published import intervals_pending, published_snapshot
 from leaderboard.selectors import cycles_frame, scoring_config, stored_samples
 from scoring import Comparison, GroupNotRanked, compare_from_samples, compare_groups
 from scoring.shapes import GroupRow, ViewName
@@ -40,6 +41,11 @@ def score_difference(
     stored = difference_from_samples(group_a, group_b, samples_a, samples_b)
     if stored is not None:
         return stored
+    published = published_snapshot(snapshot_id)
+    if published is not None and intervals_pending(published.document):
+        # Points alone: their samples come with the whole snapshot, seconds behind (the page says so), rather
+        # than from scoring every cycle in a web process.
+        return None
     try:
         return compare_groups(
             cycles_frame(),

@@ -45,7 +45,6 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import IO, Any
 
-import pandas as pd
 from django.conf import settings
 from django.db.models import Case, CharField, F, Max, QuerySet, Value, When
 from django.db.models.functions import Cast, Concat
@@ -241,6 +240,8 @@ def prune_exports(*, keep: int) -> None:
 
 def shown_names() -> dict[str, set[str]]:
     """The names each published column of the export may show, by the public-label rule the rankings follow."""
+    import pandas as pd  # here: the pages import this module as Django starts, and only the worker writes
+
     pool = pool_cycles()
     rule = public_name_rule(counted=counted_contributors(), decisions=name_decisions())
     shown: dict[str, set[str]] = {}

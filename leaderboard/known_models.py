@@ -9,13 +9,15 @@ but is no model anyone sells.
 
 from functools import cache
 
-from genai_prices import data_snapshot
 from pragmatikos_contract.names import canonical_model
 from pragmatikos_contract.price_list import clause_names
 
 
 @cache
 def known_models() -> frozenset[str]:
+    # The price list is read on first use, not at import: it and its package take a fifth of a second to load.
+    from genai_prices import data_snapshot
+
     names: set[str] = set()
     for provider in data_snapshot.get_snapshot().providers:
         for model in provider.models:

@@ -8,16 +8,18 @@ can learn a folded name.
 """
 
 from collections.abc import Mapping
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
-from scoring.cells import Cells
 from scoring.public_labels import OTHER_LABEL
+
+if TYPE_CHECKING:  # the engine, which pages that only read a lens's name need not load
+    from scoring.cells import Cells
 
 # The published document's meta key listing the pool's harnesses (sorted names).
 HARNESSES_KEY: Final = "harnesses"
 
 
-def shown_harnesses(cells: Cells) -> list[str]:
+def shown_harnesses(cells: "Cells") -> list[str]:
     """The harness names of the pool's cells that the public-label rule shows, sorted.
 
     pool_cells has already folded every name the rule may not show into "(other)", by the senders within the

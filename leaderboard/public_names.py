@@ -20,7 +20,6 @@ from django.db import transaction
 from django.db.models import BooleanField, Count, DateTimeField, Expression, ExpressionWrapper, F, Q, Value
 from django.db.models.functions import TruncDate
 from django.utils import timezone
-from genai_prices import data_snapshot
 
 from ingest.models import Contributor, NameSighting
 from leaderboard.coordination import coordinator
@@ -56,6 +55,9 @@ KNOWN_HARNESSES: Final = frozenset(
 
 @cache
 def known_providers() -> frozenset[str]:
+    # The price list is read on first use, not at import: it and its package take a fifth of a second to load.
+    from genai_prices import data_snapshot
+
     return frozenset(provider.id for provider in data_snapshot.get_snapshot().providers) | CLIENT_PROVIDERS
 
 

@@ -16,7 +16,7 @@ from core import soft_cache
 from core.page_cache import GENERATION_KEY, bump_generation, cache_generation, forget_process_copies, process_cache
 from core.times import iso_z
 from leaderboard.models import Snapshot
-from scoring.shapes import DOCUMENT_VERSION, PoolDocument
+from scoring.shapes import DOCUMENT_VERSION, INTERVALS_KEY, INTERVALS_PENDING, PoolDocument
 
 # ---------------------------------------------------------------- the newest snapshot as stored
 
@@ -46,6 +46,12 @@ def read_document(stored: object) -> PoolDocument | None:
     if not isinstance(meta, dict) or meta.get("document_version") != DOCUMENT_VERSION:
         return None
     return cast(PoolDocument, stored)
+
+
+def intervals_pending(document: PoolDocument) -> bool:
+    """Whether the document holds points alone, its intervals still being computed (leaderboard.recompute
+    publishes a changed pool's points first)."""
+    return document["meta"].get(INTERVALS_KEY) == INTERVALS_PENDING
 
 
 def snapshot_document(snapshot: Snapshot) -> PoolDocument | None:
@@ -109,9 +115,10 @@ def serving_snapshot() -> tuple[int, int]:
 snapshot_published = Signal()
 
 
-def announce_published(snapshot_id: int) -> None:
-    """Tell every receiver of snapshot_published that snapshot `snapshot_id` is committed."""
-    snapshot_published.send(sender=Snapshot, snapshot_id=snapshot_id)
+def announce_published(snapshot_id: int, *, points_only: bool = False) -> None:
+    """Tell every receiver of snapshot_published that snapshot `snapshot_id` is committed; `points_only`: it holds
+    the points alone, and the whole snapshot follows (leaderboard.recompute)."""
+    snapshot_published.send(sender=Snapshot, snapshot_id=snapshot_id, points_only=points_only)
 
 
 def serve_new_snapshot(**signal: object) -> None:

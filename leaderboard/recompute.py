@@ -4,6 +4,11 @@ A recompute scores every stored cycle and publishes a snapshot in one transactio
 mark one owed (tasks.request_recompute), and the lock and owed flag (coordination.py) decide who runs it and
 when. The thin Celery tasks (tasks.py) call run_owed; a publish announces itself on commit
 (published.snapshot_published), and the tasks queue what follows it.
+
+What is cheap is published first when a contribution is waiting for it (run_owed: the worker's path): once the
+pool has changed, a snapshot of points alone (the scores, counts and
+order, scoring.document.score_points, meta "intervals": "pending"), then, from the same rows read, the whole
+snapshot with its intervals, rank ranges and B3. The pages say which part is still being computed.
 """
 
 import datetime as dt
@@ -28,9 +33,10 @@ from leaderboard.coordination import Coordinator, coordinator, exclusive
 from leaderboard.lenses import HARNESSES_KEY, shown_harnesses
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.public_names import name_decisions
-from leaderboard.published import announce_published, newest_snapshot, read_document
+from leaderboard.published import announce_published, intervals_pending, newest_snapshot, read_document
 from leaderboard.selectors import AXIS_SAMPLES_KEY, scoring_config
-from scoring import prepare_cells, score_cells
+from scoring.cells import prepare_cells, score_cells
+from scoring.document import score_points
 from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)
@@ -72,9 +78,13 @@ def run_owed(*, owe: bool = False) -> Ran:
 
 def newest_is_unreadable() -> bool:
     """Whether the newest snapshot was stored under another document version, so it is not served
-    (published.read_document): a release that moves the version leaves it so until a recompute publishes."""
+    (published.read_document): a release that moves the version leaves it so until a recompute publishes. Or
+    whether it holds points alone: the recompute that was to publish its intervals did not (a worker killed)."""
     newest = Snapshot.objects.order_by("-id").only("id", "document").first()
-    return newest is not None and read_document(newest.document) is None
+    if newest is None:
+        return False
+    document = read_document(newest.document)
+    return document is None or intervals_pending(document)
 
 
 def _run_while_owed(coord: Coordinator) -> Snapshot | None:
@@ -84,7 +94,7 @@ def _run_while_owed(coord: Coordinator) -> Snapshot | None:
             if not holding:
                 return published
             while coord.cooldown_left() <= 0 and (owed := coord.pending_mark()) is not None:
-                published = publish() or published
+                published = publish(points_first=True) or published
                 # Cleared only once published, and only if no contribution raised it
                 # meanwhile: a recompute that raises or is killed leaves it owed.
                 coord.clear_pending(owed)
@@ -95,7 +105,7 @@ def _run_while_owed(coord: Coordinator) -> Snapshot | None:
     return published
 
 
-def publish(*, force: bool = False) -> Snapshot | None:
+def publish(*, force: bool = False, points_first: bool = False) -> Snapshot | None:
     """Score every stored cycle and publish the result as a new snapshot.
 
     Publishing is one transaction: a recompute that fails or is killed leaves the
@@ -103,16 +113,19 @@ def publish(*, force: bool = False) -> Snapshot | None:
     snapshot (and force is off): equal input, equal rankings. A retraction that commits while
     the pool is scored makes the recompute score it again, so no snapshot published after a
     retraction's answer holds its cycles; None if that happens PUBLISH_ATTEMPTS times in a row.
+
+    `points_first`: when the pool has changed, publish its points alone first (a snapshot marked as such), then
+    the whole snapshot; the worker does, for the contributors waiting to see their cycles counted.
     """
     for _ in range(PUBLISH_ATTEMPTS):
         try:
-            return _publish_once(force=force)
+            return _publish_once(force=force, points_first=points_first)
         except RetractedMeanwhile:
             log.info("recompute: a retraction committed while the pool was scored; scoring it again")
     return None
 
 
-def _publish_once(*, force: bool) -> Snapshot | None:
+def _publish_once(*, force: bool, points_first: bool) -> Snapshot | None:
     started = time.perf_counter()
     config = scoring_config()
     decisions = name_decisions()
@@ -126,34 +139,62 @@ def _publish_once(*, force: bool) -> Snapshot | None:
     previous = newest_snapshot()
     # A snapshot stored under another document version is not served (published.read_document): replace it.
     unchanged = previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo
-    if not force and previous is not None and unchanged and read_document(previous.document) is not None:
+    stored = read_document(previous.document) if previous is not None else None
+    if not force and previous is not None and unchanged and stored is not None and not intervals_pending(stored):
         log.info("recompute: pool unchanged since snapshot %s", previous.id)
         # Its file may still hold cycles retracted since: stored after this snapshot read the pool and
         # before the file was read. Written again here, or the download would refuse until the pool changed.
         cycles_file.write_cycles_export(snapshot_id=previous.id)
         return None
-    now = timezone.now()
     harnesses, cycles = shown_harnesses(cells), cells.cycles
     prepared = prepare_cells(cells, config)
     del cells  # the histograms are the prepared rows' pairs now: let them go before the views lay them out
-    # Scores, then B3 and rank stability (which never raise: they say what they could not do).
+    facts = _Facts(cycles, fingerprint, is_demo, decisions, seen, harnesses)
+    # Points first, when they are news: a pool unchanged since the newest snapshot (forced, its points published
+    # by a recompute that then died, or stored under another document version) goes straight to the whole one.
+    if points_first and not unchanged:
+        now = timezone.now()
+        points = score_points(prepared, config, generated=iso_z(now))
+        _publish_scored(points, {}, facts, now=now, started=started)
+    now = timezone.now()
+    # Scores, then B3 and rank stability (which never raise: they say what they could not do). The point
+    # scorecards made for the points above are prepared's, reused here.
     scored = score_cells(prepared, config, generated=iso_z(now), keep_axes=True)
-    document, samples = scored.document, {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
-    document["meta"][HARNESSES_KEY] = harnesses  # the lenses ?harness= may choose
-    log.info("recompute: scored in %.1f s", time.perf_counter() - started)
+    samples = {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
+    return _publish_scored(scored.document, samples, facts, now=now, started=started)
+
+
+@dataclass(frozen=True)
+class _Facts:
+    """What a recompute read, the same for the points it publishes first and the whole snapshot after them."""
+
+    cycles: int
+    fingerprint: str
+    is_demo: bool
+    decisions: dict[str, bool]
+    retractions: int
+    harnesses: list[str]
+
+
+def _publish_scored(
+    document: PoolDocument, samples: dict[str, Any], facts: _Facts, *, now: Any, started: float
+) -> Snapshot:
+    document["meta"][HARNESSES_KEY] = facts.harnesses  # the lenses ?harness= may choose
+    what = "points" if intervals_pending(document) else "scores with intervals"
+    log.info("recompute: %s scored in %.1f s", what, time.perf_counter() - started)
     snapshot = _store(
         document,
         samples,
-        frame_rows=cycles,
-        fingerprint=fingerprint,
-        is_demo=is_demo,
-        decisions=decisions,
+        frame_rows=facts.cycles,
+        fingerprint=facts.fingerprint,
+        is_demo=facts.is_demo,
+        decisions=facts.decisions,
         now=now,
-        retractions=seen,
+        retractions=facts.retractions,
     )
     snapshot.compute_seconds = time.perf_counter() - started
     Snapshot.objects.filter(id=snapshot.id).update(compute_seconds=snapshot.compute_seconds)
-    log.info("recompute: published snapshot %s", snapshot.id)
+    log.info("recompute: published snapshot %s (%s)", snapshot.id, what)
     return snapshot
 
 
@@ -169,6 +210,7 @@ def _store(
     retractions: int,
 ) -> Snapshot:
     meta = document["meta"]
+    points_only = intervals_pending(document)
     with transaction.atomic():
         snapshot = Snapshot.objects.create(
             created_at=now,
@@ -181,6 +223,11 @@ def _store(
             samples=samples,
             name_decisions=decisions,
         )
+        if points_only:
+            # The score history and the samples wait for the whole snapshot, seconds behind: it replaces these
+            # points in the history, and a page mid-way through a comparison keeps the samples it was reading.
+            _hold_retractions_then_announce(snapshot, retractions, points_only=True)
+            return snapshot
         # Pages compare on the newest snapshot only; older samples would only take space.
         Snapshot.objects.exclude(id=snapshot.id).exclude(samples={}).update(samples={})
         _keep_history_bounded(snapshot)
@@ -200,15 +247,20 @@ def _store(
                 for group in body["groups"]
             ]
         )
-        # Last, so retractions wait on this only while it commits. A retraction that commits before the
-        # snapshot and was not seen by its cells makes it score again; one that commits after it is
-        # answered after it, and queued a recompute of its own.
-        hold_retractions()
-        if retracted_after(retractions):
-            raise RetractedMeanwhile
-        # On commit the pages serve it and the worker writes its cycles.csv and warms its windows.
-        transaction.on_commit(lambda: announce_published(snapshot.id))
+        _hold_retractions_then_announce(snapshot, retractions, points_only=False)
     return snapshot
+
+
+def _hold_retractions_then_announce(snapshot: Snapshot, retractions: int, *, points_only: bool) -> None:
+    # Last, so retractions wait on this only while it commits. A retraction that commits before the
+    # snapshot and was not seen by its cells makes it score again; one that commits after it is
+    # answered after it, and queued a recompute of its own.
+    hold_retractions()
+    if retracted_after(retractions):
+        raise RetractedMeanwhile
+    # On commit the pages serve it and, for a whole snapshot, the worker writes its cycles.csv and warms its
+    # windows (points alone are replaced within seconds: the previous export is served meanwhile).
+    transaction.on_commit(lambda: announce_published(snapshot.id, points_only=points_only))
 
 
 def _keep_history_bounded(newest: Snapshot) -> None:

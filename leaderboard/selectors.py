@@ -1,12 +1,13 @@
 """Reads of the leaderboard beside the published snapshot (leaderboard.published): its history and samples, the
 scoring input."""
 
+from __future__ import annotations
+
 import datetime as dt
 import io
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import pandas as pd
 from django.conf import settings
 from django.db import connection
 from django.db.models.fields.json import KeyTransform
@@ -15,8 +16,12 @@ from core.backend import bulk_statements, copy_out
 from ingest.selectors import pool_cycles
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.public_names import NameDecisions, counted_contributor, name_decisions, public_name_rule
-from scoring import CYCLE_COLUMNS, ScoringConfig
+from scoring.config import ScoringConfig
 from scoring.public_labels import fold_unshown_names
+from scoring.shapes import CYCLE_COLUMNS
+
+if TYPE_CHECKING:  # pandas is imported where a frame is read: the pages import this module as Django starts
+    import pandas as pd
 
 # The scoring input (the columns the scorer reads, in the order the one query selects them) and the harness, so
 # that cells summed from these cycles (the embedded default's) keep it for the lenses.
@@ -135,6 +140,8 @@ def _cycles_sql(
 
 
 def _typed_frame(frame: pd.DataFrame) -> pd.DataFrame:
+    import pandas as pd
+
     for name in FRAME_COLUMNS:
         if name in _TEXT_COLUMNS:
             frame[name] = frame[name].fillna("").astype(str)
@@ -162,6 +169,8 @@ def cycles_frame(
     On PostgreSQL the rows come through COPY as CSV, which pandas parses far faster than
     Python tuples; elsewhere (the embedded SQLite default) through a plain cursor.
     """
+    import pandas as pd
+
     sql, params = _cycles_sql(since=since, until=until, harness=harness)
     if bulk_statements():
         buffer = io.BytesIO()

@@ -10,7 +10,7 @@ import logging
 from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final
 
 from django.conf import settings
 from django.utils import timezone
@@ -20,13 +20,16 @@ from core.backend import process_lock
 from core.throttles import admit
 from core.times import iso_z
 from ingest.selectors import retracted_after, retractions_seen
-from leaderboard.cells import pool_cells
 from leaderboard.lenses import HARNESSES_KEY, published_harnesses
 from leaderboard.models import Snapshot
 from leaderboard.published import Published, newest_snapshot, newest_snapshot_id, read_document, snapshot_document
 from leaderboard.selectors import AXIS_SAMPLES_KEY, scoring_config
-from scoring import score_cells
 from scoring.shapes import PoolDocument
+
+if TYPE_CHECKING:
+    from scoring.cells import Cells
+    from scoring.config import ScoringConfig
+    from scoring.document import ScoredPool
 
 log = logging.getLogger(__name__)
 
@@ -283,6 +286,21 @@ def _computed(
         else:
             for held in claimed:
                 soft_cache.delete(held)
+
+
+def pool_cells(**scope: Any) -> "Cells":
+    """leaderboard.cells.pool_cells, imported where a window is read: a web process that only serves pages never
+    loads the engine (nor pandas and scipy with it)."""
+    from leaderboard.cells import pool_cells as read
+
+    return read(**scope)
+
+
+def score_cells(cells: "Cells", config: "ScoringConfig", **scope: Any) -> "ScoredPool":
+    """scoring.cells.score_cells, imported where a window is scored (as pool_cells)."""
+    from scoring.cells import score_cells as score
+
+    return score(cells, config, **scope)
 
 
 def _score_window(

@@ -17,7 +17,7 @@ from django.urls import reverse
 
 from ingest.selectors import demo_set_aside
 from leaderboard.lenses import published_harnesses
-from leaderboard.published import Published
+from leaderboard.published import Published, intervals_pending
 from leaderboard.selectors import HistoryRow, configured_method, scoring_config
 from leaderboard.windows import Window
 from pages.charts import (
@@ -193,7 +193,8 @@ def leaderboard_context(
     plotted = forest_words(None if sort == DEFAULT_SORT else SORTS[sort])
     context.update(
         {
-            "verdict": verdict(rows, view=view),
+            # Points alone have no intervals yet: no verdict rather than one read from point places.
+            "verdict": None if intervals_pending(document) else verdict(rows, view=view),
             "forest": forest_plot(
                 rows=[{**row, "href": pairing_href(view, row["label"], window)} for row in shown],
                 title=f"{VIEW_TITLES[view]}: {plotted[0].lower()}{plotted[1:]}",

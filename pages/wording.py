@@ -168,6 +168,12 @@ DATA_LICENCE: Final = "CC BY 4.0"
 DATA_LICENCE_URL: Final = "https://creativecommons.org/licenses/by/4.0/"
 
 # The OpenCode plugin (ocInsights): its setting for the service's host, and where it keeps its install id.
+# Shown while the snapshot holds points alone (leaderboard.recompute publishes a changed pool's points first).
+INTERVALS_PENDING_NOTE: Final = (
+    "Newly contributed cycles are counted: these scores, counts and this order are current. Their intervals, "
+    "rank ranges and adjusted odds are still being computed, usually within seconds; until then each place is "
+    "the point score's alone, and no group is called surely ahead."
+)
 PLUGIN_URL_SETTING: Final = "OC_INSIGHTS_CONTRIB_URL"
 PLUGIN_INSTALL_FILE: Final = "~/.local/share/ocInsights/contributor.json"
 # Its README (how to install it in OpenCode) and its package on npm.

@@ -14,19 +14,23 @@ contributors and s the sd of its resampled scoreAdj, clipped to 0..100. The t qu
 correct the bootstrap's optimism with few clusters. K = 1 has no interval.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-from scipy import stats
 
 from scoring.axis_samples import log_values, quantise
 from scoring.cell_medians import BinnedBag, binned_group_bags, binned_pool_bag
 from scoring.finishing import adjusted, score_of_adjusted
-from scoring.judged import Contributions
 from scoring.scorecard import bounds_of, group_bags, members, pool_bag_pairs, stable_order_by
 from scoring.shapes import AXES, EVIDENCE_K, INTERVAL_LEVEL, BoolArray, FloatArray, IntArray
 from scoring.sums import evidence, group_sums, pool_axes, raw_axes
+
+if TYPE_CHECKING:  # the pages read t_factor as Django starts; the engine's rows (and pandas) need not load
+    from scoring.judged import Contributions
 
 # Draw counts per chunk (resamples x cells); a few arrays of this size are alive at once.
 CHUNK_CELLS = 4_000_000
@@ -227,6 +231,8 @@ def bootstrap_scores(
 
 def t_factor(contributors: IntArray | int) -> FloatArray:
     """t(0.975, K - 1) * sqrt(K / (K - 1)) per K; NaN where K < 2 (no interval)."""
+    from scipy import stats  # here, not at import: scipy.stats alone takes longer to import than Django
+
     k = np.asarray(contributors, dtype=np.float64)
     with np.errstate(divide="ignore", invalid="ignore"):
         factor = stats.t.ppf(0.5 + INTERVAL_LEVEL / 2, k - 1) * np.sqrt(k / (k - 1))

@@ -5,21 +5,29 @@ difference of two groups' samples, resample by resample, is the comparison's boo
 view's samples beside the document (score_pool); the page reads two columns of them back and calls
 compare_from_samples. compare_groups draws them afresh from the cycles. Both give a Comparison.
 
-Pure: numpy and pandas, no Django.
+Pure: numpy and pandas, no Django. The pages compare from samples as Django starts them: the engine that scores
+cycles (scoring.document, and pandas with it) is imported where compare_groups runs.
 """
+
+from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import date
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 from scoring.bootstrap import SCORE_RANGE, cluster_t_interval
 from scoring.caveats import contributorship
-from scoring.document import ScoringConfig, ViewResult, prepare, score_view
+from scoring.config import ScoringConfig
 from scoring.shapes import VIEWS, ViewName
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from scoring.document import ViewResult
 
 DEFAULT_CONFIG = ScoringConfig()  # frozen, so one shared default is safe
 
@@ -137,6 +145,8 @@ def ranked_pair(
     GroupNotRanked when either is not ranked in this scope."""
     if view not in VIEWS:
         raise ValueError(f"unknown view {view!r}")
+    from scoring.document import prepare, score_view
+
     prepared = prepare(cycles, config, since, until)
     result = score_view(prepared, view, config, keep_axes=keep_axes)
     card = result.scorecard

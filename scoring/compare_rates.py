@@ -5,13 +5,12 @@ It treats every ship-judged cycle as an independent trial. Cycles of one contrib
 cycles: it says whether the raw rates differ more than chance among independent cycles would explain, not whether
 one pairing makes people ship more.
 
-Pure: statsmodels, no Django.
+Pure: statsmodels (imported where the test runs: it brings scipy.stats, and the pages import this as Django
+starts), no Django.
 """
 
 import math
 from dataclasses import dataclass
-
-from statsmodels.stats.proportion import proportions_ztest
 
 
 @dataclass(frozen=True)
@@ -45,6 +44,8 @@ def ship_rate_test(*, shipped_a: int, judged_a: int, shipped_b: int, judged_b: i
     pooled = (shipped_a + shipped_b) / (judged_a + judged_b) if judged_a and judged_b else None
     if pooled is None or pooled in (0.0, 1.0):
         return RateTest(shipped_a, judged_a, shipped_b, judged_b, rate_a, rate_b, None, None)
+    from statsmodels.stats.proportion import proportions_ztest
+
     z, p_value = proportions_ztest([shipped_a, shipped_b], [judged_a, judged_b], alternative="two-sided")
     z, p_value = float(z), float(p_value)
     if not (math.isfinite(z) and math.isfinite(p_value)):

@@ -22,15 +22,15 @@ from scoring.caveats import (
     point_ranks,
     point_worst_ranks,
 )
+from scoring.config import ScoringConfig as ScoringConfig  # re-exported: callers name it with the document
 from scoring.groupings import Grouping, view_groupings
 from scoring.judged import Contributions, JudgedCycles, contributions, judged_in_scope
 from scoring.scorecard import PointScorecard, point_scorecard
 from scoring.shapes import (
     AXIS_NAMES,
-    DEFAULT_FAMILY_PATTERN,
     DOCUMENT_VERSION,
-    EVIDENCE_K,
-    MIN_JUDGED,
+    INTERVALS_KEY,
+    INTERVALS_PENDING,
     SCHEMA,
     SPAN,
     TIER_NAMES,
@@ -50,18 +50,6 @@ from scoring.shapes import (
 
 # Views are independent (one random stream each): two run at once on the two cores.
 VIEW_WORKERS = 2
-
-
-@dataclass(frozen=True)
-class ScoringConfig:
-    """The method's settings: bootstrap resamples and seed, the judged-cycle floor, k of the shrinkage
-    toward the pool, and how a model name maps to its family."""
-
-    resamples: int = 200
-    seed: int = 20260909
-    min_judged: int = MIN_JUDGED
-    evidence_k: int = EVIDENCE_K
-    family_pattern: str = DEFAULT_FAMILY_PATTERN
 
 
 @dataclass(frozen=True)
@@ -368,6 +356,24 @@ def score_pool(
         generated=generated,
         keep_axes=keep_axes,
     )
+
+
+def score_points(
+    prepared: Prepared,
+    config: ScoringConfig,
+    *,
+    since: date | None = None,
+    until: date | None = None,
+    generated: str | None = None,
+) -> PoolDocument:
+    """The document without the resampling: the points, counts and order of score_prepared's, each ci null, rank
+    and rank_worst the point places, and meta["intervals"] INTERVALS_PENDING, so that no reader takes a place for
+    a confident one. What the recompute publishes first, seconds before the whole document; the point
+    scorecards it makes stay in `prepared` for score_prepared to reuse."""
+    results = {view: ViewResult(prepared.card(view, config), None) for view in VIEWS}
+    document = assemble_document(prepared, results, config, since=since, until=until, generated=generated)
+    document["meta"][INTERVALS_KEY] = INTERVALS_PENDING
+    return document
 
 
 def score_prepared(

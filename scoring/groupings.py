@@ -3,18 +3,20 @@
 import zlib
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 import numpy.typing as npt
-import pandas as pd
 
 # A1's labels are the shared method's, which the recorder's report groups a person's cycles with too.
 from pragmatikos_contract.method import family as family
 from pragmatikos_contract.method import pair as pair
 from pragmatikos_contract.method import with_effort as with_effort
 
-from scoring.judged import JudgedCycles
 from scoring.shapes import FAMILY_HUES, VIEWS, IntArray, ViewName
+
+if TYPE_CHECKING:  # the pages read a label's family here as Django starts; the engine's frames are not needed
+    from scoring.judged import JudgedCycles
 
 
 def hue(family_name: str) -> int:
@@ -37,6 +39,8 @@ class Grouping:
 
 def _relabel(codes: IntArray, names: list[str], rename: Callable[[str], str]) -> tuple[IntArray, list[str]]:
     """Map part codes through a function of their names (model -> family), merging equal results."""
+    import pandas as pd
+
     new_codes, new_names = pd.factorize(pd.Series([rename(n) for n in names], dtype=object), sort=True)
     mapped = np.asarray(new_codes, dtype=np.int64)[codes] if len(codes) else np.zeros(0, dtype=np.int64)
     return mapped, [str(n) for n in new_names]
@@ -46,6 +50,8 @@ def _combine(
     parts: list[IntArray], sizes: list[int], mask: npt.NDArray[np.bool_]
 ) -> tuple[IntArray, list[tuple[int, ...]]]:
     """Group codes over combinations of part codes (rows outside `mask` get -1), and each group's part codes."""
+    import pandas as pd
+
     key = np.zeros(len(parts[0]), dtype=np.int64)
     for part, size in zip(parts, sizes, strict=True):
         key = key * max(size, 1) + part
@@ -61,7 +67,7 @@ def _pairing(view: ViewName, codes: IntArray, sides: list[tuple[str, str]], hues
     return Grouping(view, codes, [pair(p, b) for p, b in sides], hues, [p for p, _ in sides], [b for _, b in sides])
 
 
-def view_groupings(judged: JudgedCycles, family_pattern: str) -> dict[ViewName, Grouping]:
+def view_groupings(judged: "JudgedCycles", family_pattern: str) -> dict[ViewName, Grouping]:
     """All six views' groups over the judged cycles; labels are computed once per distinct key."""
     column = judged.names
     model, models = column["model"].codes, column["model"].values

@@ -12,16 +12,21 @@ Which contributors count, and for which names, is the caller's to say (`NameRule
 `NameRule.vouched`): random install ids cost nothing, so the service counts a contributor toward a
 name only once it has sent that name on several days after it was first seen a day before.
 
-Pure: pandas and numpy, no Django.
+Pure: pandas and numpy, no Django. pandas is imported where a frame is made, not with the module: the ingest
+imports the column names as Django starts.
 """
+
+from __future__ import annotations
 
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import TYPE_CHECKING, Final
 
 import numpy as np
-import pandas as pd
+
+if TYPE_CHECKING:
+    import pandas as pd
 
 OTHER_LABEL: Final = "(other)"
 MODEL_COLUMNS: Final = ("model", "planner_model", "builder_model")
@@ -102,6 +107,8 @@ class NameRule:
         present = [column for column in kind.columns if column in cycles.columns]
         if not present or cycles.empty:
             return set()
+        import pandas as pd
+
         # (contributor, name) pairs, made distinct per column first: a million cycles hold a few thousand.
         pairs = pd.concat(
             [cycles[["contributor", column]].drop_duplicates().set_axis(NAME_PAIR, axis=1) for column in present],

@@ -4,15 +4,20 @@ The point estimate sums straight from each row's group code; the bootstrap lays 
 rows out its own way (scoring.bootstrap).
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from scoring.finishing import Finished, finish
 from scoring.groupings import Grouping
-from scoring.judged import Contributions
 from scoring.shapes import EVIDENCE_K, MIN_JUDGED, SUMS, BoolArray, FloatArray, IntArray, S
 from scoring.sums import evidence, pool_axes, published_raw_axes, weighted_medians
+
+if TYPE_CHECKING:  # annotations only: the engine's rows (and pandas) load with the engine
+    from scoring.judged import Contributions
 
 
 def stable_order_by(codes: IntArray, groups: int) -> IntArray:

@@ -86,6 +86,10 @@ SCHEMA: Final = 3
 # The stored document's own shape (the TypedDicts below); a snapshot stored under another is not read.
 # 2: each view carries its scale (`scale`) and the meta the family pattern, for clients that score on it.
 DOCUMENT_VERSION: Final = 2
+# A document's meta["intervals"] while only its points are computed (scoring.document.score_points): every ci null,
+# rank and rank_worst the point places, no B3 or rank ranges. The document with them follows.
+INTERVALS_KEY: Final = "intervals"
+INTERVALS_PENDING: Final = "pending"
 
 # Ship status (cycle-record.md, tshipe).
 SHIP_JUDGED: Final = 0
@@ -238,6 +242,9 @@ class DocumentMeta(TypedDict):
     # Where a snapshot is read: its id, and whether it is demo data.
     snapshot: NotRequired[str]
     demo: NotRequired[bool]
+    # INTERVALS_PENDING on a document of points only (scoring.document.score_points): its resampling is still
+    # being computed. Absent once computed.
+    intervals: NotRequired[str]
 
 
 class PoolDocument(TypedDict):

@@ -8,8 +8,8 @@ from django.conf import settings
 from django.urls import reverse
 from django.utils.html import format_html
 
-from pages.wording import ShownAxis
-from scoring.shapes import number
+from pages.wording import INTERVALS_PENDING_NOTE, ShownAxis
+from scoring.shapes import INTERVALS_KEY, INTERVALS_PENDING, number
 
 register = template.Library()
 
@@ -18,6 +18,13 @@ register = template.Library()
 def source_url() -> str:
     """Where the service's source can be read and cloned (settings.SOURCE_URL); empty when none is set."""
     return str(settings.SOURCE_URL)
+
+
+@register.simple_tag
+def intervals_note(meta: object) -> str:
+    """The note of a page whose snapshot holds points alone, its intervals still being computed; "" otherwise."""
+    pending = isinstance(meta, dict) and meta.get(INTERVALS_KEY) == INTERVALS_PENDING
+    return INTERVALS_PENDING_NOTE if pending else ""
 
 
 @register.filter

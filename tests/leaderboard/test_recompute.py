@@ -10,7 +10,7 @@ from ingest.models import Cycle
 from leaderboard import recompute
 from leaderboard.coordination import coordinator
 from leaderboard.models import GroupScore, Snapshot
-from leaderboard.published import newest_snapshot
+from leaderboard.published import intervals_pending, newest_snapshot
 from leaderboard.selectors import cycles_frame, score_history
 from leaderboard.tasks import recompute_on_start
 from scoring import CYCLE_COLUMNS
@@ -140,7 +140,9 @@ def test_it_coalesces_many_requests_into_one_recompute(pooled_cycles: list[Cycle
     for _ in range(5):
         coord.mark_pending()
     recompute.run_owed()
-    assert Snapshot.objects.count() == 1
+    # One recompute: the pool's points first, then the whole snapshot with their intervals.
+    published = Snapshot.objects.order_by("id")
+    assert [intervals_pending(snapshot.document) for snapshot in published] == [True, False]
     assert not coord.is_pending()
 
 
@@ -156,6 +158,25 @@ def test_it_leaves_the_work_to_the_lock_holder(pooled_cycles: list[Cycle]) -> No
     finally:
         holder.unlock()
     assert recompute.run_owed().published is not None
+
+
+def test_a_starting_worker_publishes_the_intervals_a_dead_recompute_left_pending(
+    pooled_cycles: list[Cycle], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def killed(*args: object, **kwargs: object) -> None:
+        raise RuntimeError("the worker died between the points and the intervals")
+
+    monkeypatch.setattr(recompute, "score_cells", killed)
+    with pytest.raises(RuntimeError):
+        recompute.publish(points_first=True)
+    monkeypatch.undo()
+    newest = newest_snapshot()
+    assert newest is not None and intervals_pending(newest.document)
+    assert recompute.newest_is_unreadable()
+    recompute_on_start()
+    newest = newest_snapshot()
+    assert newest is not None and not intervals_pending(newest.document)
+    assert Snapshot.objects.count() == 2  # the same pool: its points were published, not again
 
 
 def test_a_starting_worker_republishes_a_snapshot_stored_under_another_document_version(

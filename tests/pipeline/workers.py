@@ -20,6 +20,7 @@ from leaderboard.coordination import Coordinator
 from leaderboard.models import Snapshot
 from leaderboard.recompute import publish
 from pragmatikos.celery import app as celery_app
+from scoring.shapes import INTERVALS_KEY, INTERVALS_PENDING
 from tests.cycles.stored import make_contributor, make_cycles
 from tests.ports import free_port
 
@@ -121,6 +122,12 @@ def clear_owed(coord: Coordinator) -> None:
     mark = coord.pending_mark()
     if mark is not None:
         coord.clear_pending(mark)
+
+
+def whole_snapshots() -> int:
+    """The snapshots with their intervals: one per recompute, each after points of its own (leaderboard.recompute)."""
+    documents = Snapshot.objects.values_list("document", flat=True)
+    return sum((document.get("meta") or {}).get(INTERVALS_KEY) != INTERVALS_PENDING for document in documents)
 
 
 def publish_then_store_more() -> Snapshot:

@@ -1,7 +1,7 @@
 """The report as one self-contained HTML page: inline CSS and SVG, nothing loaded from anywhere.
 
-It follows the site's phone rules: a viewport, text that wraps, tables that scroll inside their own box, and
-nothing wider than a 390 px screen. Every value is escaped: labels are model names from the person's logs.
+It follows the site's phone rules: a viewport, text that wraps, tables that become one card per group below
+600 px, and nothing wider than a 390 px screen. Every value is escaped: labels are model names from the person's logs.
 """
 
 from __future__ import annotations
@@ -18,8 +18,12 @@ body{font:16px/1.5 system-ui,sans-serif;margin:0 auto;max-width:60rem;padding:1r
 h1{font-size:1.4rem;margin:.2rem 0}h2{font-size:1.1rem;margin-top:1.5rem}
 p{overflow-wrap:anywhere}.note{color:#555;font-size:.9rem}
 .wrap{overflow-x:auto;max-width:100%}table{border-collapse:collapse;min-width:100%}
-th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ddd;vertical-align:top;overflow-wrap:anywhere}
+th,td{text-align:left;padding:.35rem .5rem;border-bottom:1px solid #ddd;vertical-align:top;overflow-wrap:break-word}
 th{font-weight:600}svg{display:block;max-width:100%;height:auto}
+@media (max-width:600px){table,tbody,tr,td{display:block}
+thead{position:absolute;width:1px;height:1px;overflow:hidden;clip:rect(0 0 0 0)}
+tr{border-bottom:1px solid #ddd;padding:.5rem 0}td{border:0;padding:.1rem 0}td.name{font-weight:600}
+td[data-label]::before{content:attr(data-label) ": ";color:#555}}
 .you{fill:#0072B2}.pool{fill:#999}.band{fill:#0072B2;opacity:.25}.pband{fill:#999;opacity:.3}
 @media (prefers-color-scheme:dark){body{background:#111;color:#eee}th,td{border-color:#333}.note{color:#aaa}}
 """
@@ -69,8 +73,9 @@ def _ranked_rows(groups: list[dict[str, Any]]) -> str:
         pool = g.get("pool") or {}
         pool_text = _score(pool.get("scoreAdj"), pool.get("ci")) if pool.get("ranked") else "not ranked in the pool"
         rows.append(
-            f"<tr><td>{escape(g['label'])}</td><td>{g['hjudged']}</td><td>{_score(g['scoreAdj'], g['ci'])}</td>"
-            f"<td>{pool_text}</td><td>{_bar(g)}</td><td>{_versus(g)}</td></tr>"
+            f'<tr><td class="name">{escape(g["label"])}</td><td data-label="Judged">{g["hjudged"]}</td>'
+            f'<td data-label="You (95%)">{_score(g["scoreAdj"], g["ci"])}</td>'
+            f'<td data-label="The pool">{pool_text}</td><td>{_bar(g)}</td><td>{_versus(g)}</td></tr>'
         )
     return "".join(rows)
 
@@ -82,8 +87,8 @@ def _provisional_rows(groups: list[dict[str, Any]]) -> str:
         )
 
     return "".join(
-        f"<tr><td>{escape(g['label'])}</td><td>{g['hjudged']}</td><td>{g['toRank']} more</td>"
-        f"<td>{raw(g['raw'])}</td></tr>"
+        f'<tr><td class="name">{escape(g["label"])}</td><td data-label="Judged">{g["hjudged"]}</td>'
+        f'<td data-label="To score it">{g["toRank"]} more</td><td>{raw(g["raw"])}</td></tr>'
         for g in groups
     )
 

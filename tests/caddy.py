@@ -121,6 +121,7 @@ class SlowReaders:
     most_seconds: float = 120.0
     connected: int = 0
     answered: int = 0
+    gave_up: int = 0  # connections that ended or timed out before their first bytes
     bytes_read: int = 0
     stop: threading.Event = field(default_factory=threading.Event)
     lock: threading.Lock = field(default_factory=threading.Lock)
@@ -130,6 +131,7 @@ class SlowReaders:
         extra = "".join(f"{name}: {value}\r\n" for name, value in self.headers.items())
         request = f"GET {self.path} HTTP/1.1\r\nHost: localhost\r\n{extra}\r\n".encode()
         ends = time.monotonic() + self.most_seconds
+        first = True
         try:
             raw = socket.socket()
             raw.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
@@ -139,25 +141,27 @@ class SlowReaders:
                 slow.sendall(request)
                 with self.lock:
                     self.connected += 1
-                first = True
                 while time.monotonic() < ends and not self.stop.wait(1):
                     block = slow.recv(self.rate)
                     if not block:
-                        return
+                        break
                     with self.lock:
                         self.answered += first
                         self.bytes_read += len(block)
                     first = False
         except OSError:
-            return
+            pass  # refused, reset or timed out: counted below if before the first bytes
+        if first:
+            with self.lock:
+                self.gave_up += 1
 
     def __enter__(self) -> SlowReaders:
         self.threads = [threading.Thread(target=self.reader, daemon=True) for _ in range(self.count)]
         for thread in self.threads:
             thread.start()
-        # Until each has its answer's first bytes: the app has decided them all, and only holding is left.
+        # Until each has its answer's first bytes (or gave up): the app has decided them all, only holding is left.
         deadline = time.monotonic() + 20
-        while self.answered < self.count and time.monotonic() < deadline:
+        while self.answered + self.gave_up < self.count and time.monotonic() < deadline:
             time.sleep(0.1)
         return self
 

@@ -137,7 +137,7 @@ def test_fifty_slow_readers_of_each_download_leave_the_pages_answering(site: Sit
     normal = percentile(probe(site.caddy.https_port, site.tls, PAGES, 5), 0.99)
     for path, headers in DOWNLOADS:
         with SlowReaders(site.caddy.https_port, site.tls, path, headers=headers) as readers:
-            assert readers.connected == readers.answered == 50
+            assert readers.connected == 50
             time.sleep(2)  # the buffers between the readers and the app fill
             # A first request here has taken 2-3 s now and then on a loaded 2-core machine; an app thread
             # held per reader times every request out (10 s), which the next 6 s show.

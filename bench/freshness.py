@@ -32,7 +32,7 @@ import redis
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
-from bench.recompute import GROUP_BY, generate  # noqa: E402
+from bench.recompute import best_group_by, generate  # noqa: E402
 from bench.scratch import recreate_database, server_environment, tear_down, with_database  # noqa: E402
 from tests.ports import free_port  # noqa: E402
 
@@ -184,12 +184,7 @@ def main() -> None:
                   f"{time.perf_counter() - started:.1f} s")  # fmt: skip
             conn.execute("ANALYZE")
             conn.commit()
-            group_by = []
-            for _ in range(3):
-                started = time.perf_counter()
-                conn.execute(GROUP_BY).fetchall()
-                group_by.append(time.perf_counter() - started)
-        baseline = min(group_by)
+            baseline = best_group_by(conn)
         recompute_seconds = manage(env, "recompute", "--force")
         with psycopg.connect(scratch_url) as conn:
             row = conn.execute("SELECT compute_seconds FROM leaderboard_snapshot ORDER BY id DESC LIMIT 1").fetchone()

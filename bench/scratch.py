@@ -101,7 +101,13 @@ def tear_down(
     for process in processes:
         if process is not None:
             process.terminate()
-            process.wait(timeout=60)
+            try:
+                process.wait(timeout=60)
+            except subprocess.TimeoutExpired:
+                # A worker still busy (a cycles export at ten million rows) finishes its task before a warm
+                # shutdown: the run is over, so it is stopped.
+                process.kill()
+                process.wait()
     redis.Redis.from_url(redis_url).flushdb()
     if database is not None:
         drop_database(admin_url, database)

@@ -163,7 +163,16 @@ if REDIS_URL:
         "process": PROCESS_CACHE,
     }
 else:
-    CACHES = {"default": {"BACKEND": "django.core.cache.backends.locmem.LocMemCache"}, "process": PROCESS_CACHE}
+    # Without Redis the shared cache is a folder, so what one process computed (the lenses `prepare_site`
+    # warms when it scores the demo pool) is there for the server process that runs after it.
+    CACHES = {
+        "default": {
+            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "LOCATION": envstr("CACHE_DIR", str(STATE_DIR / "var" / "cache")),
+            "OPTIONS": {"MAX_ENTRIES": 2000},
+        },
+        "process": PROCESS_CACHE,
+    }
 
 CELERY_BROKER_URL = REDIS_URL or "memory://"
 CELERY_TASK_ALWAYS_EAGER = not REDIS_URL

@@ -1,4 +1,7 @@
+import atexit
 import os
+import shutil
+import tempfile
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit, urlunsplit
@@ -41,6 +44,19 @@ def pytest_configure(config: pytest.Config) -> None:
     worker = os.environ.get("PYTEST_XDIST_WORKER", "")
     if worker.startswith("gw") and worker[2:].isdigit():
         _use_redis_database_offset(int(worker[2:]))
+    _use_own_cache_folder()
+
+
+def _use_own_cache_folder() -> None:
+    """Without Redis the shared cache is a folder (var/cache by default): each test process gets its own, so the
+    tests' clearing touches neither another process's nor a running `make run`'s."""
+    from django.conf import settings
+
+    if settings.REDIS_URL:
+        return
+    folder = tempfile.mkdtemp(prefix="pragmatikos-test-cache-")
+    atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    settings.CACHES["default"]["LOCATION"] = folder
 
 
 def _use_redis_database_offset(offset: int) -> None:

@@ -3,8 +3,8 @@
 import logging
 from typing import cast
 
-from leaderboard.published import intervals_pending, published_snapshot
-from leaderboard.selectors import cycles_frame, scoring_config, stored_samples
+from leaderboard.published import intervals_pending, published_snapshot, stored_samples
+from leaderboard.selectors import cycles_frame, scoring_config
 from scoring import Comparison, GroupNotRanked, compare_from_samples, compare_groups
 from scoring.shapes import GroupRow, ViewName
 

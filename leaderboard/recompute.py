@@ -33,8 +33,14 @@ from leaderboard.coordination import Coordinator, coordinator, exclusive
 from leaderboard.lenses import HARNESSES_KEY, shown_harnesses
 from leaderboard.models import GroupScore, Snapshot
 from leaderboard.public_names import name_decisions
-from leaderboard.published import announce_published, intervals_pending, newest_snapshot, read_document
-from leaderboard.selectors import AXIS_SAMPLES_KEY, scoring_config
+from leaderboard.published import (
+    AXIS_SAMPLES_KEY,
+    announce_published,
+    intervals_pending,
+    newest_snapshot,
+    read_document,
+)
+from leaderboard.selectors import scoring_config
 from scoring.cells import prepare_cells, score_cells
 from scoring.document import score_points
 from scoring.shapes import PoolDocument

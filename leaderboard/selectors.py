@@ -5,16 +5,14 @@ from __future__ import annotations
 
 import datetime as dt
 import io
-import json
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import connection
-from django.db.models.fields.json import KeyTransform
 
 from core.backend import bulk_statements, copy_out
 from ingest.selectors import pool_cycles
-from leaderboard.models import GroupScore, Snapshot
+from leaderboard.models import GroupScore
 from leaderboard.public_names import NameDecisions, counted_contributor, name_decisions, public_name_rule
 from scoring.config import ScoringConfig
 from scoring.public_labels import fold_unshown_names
@@ -72,53 +70,6 @@ def score_history(view: str, label: str, *, points: int) -> list[HistoryRow]:
         .values_list("snapshot_id", "snapshot__created_at", "score_adj", "ci_lo", "ci_hi")[:points]
     )
     return list(reversed(rows))
-
-
-def stored_samples(snapshot_id: int, view: str, label_a: str, label_b: str) -> tuple[object, object]:
-    """Two groups' stored bootstrap samples: one query that reads only those two lists of the snapshot."""
-    in_view = KeyTransform(view, "samples")
-    found = (
-        Snapshot.objects.filter(id=snapshot_id)
-        .annotate(samples_a=KeyTransform(label_a, in_view), samples_b=KeyTransform(label_b, in_view))
-        .values_list("samples_a", "samples_b")
-        .first()
-    )
-    return found if found is not None else (None, None)
-
-
-# Where a snapshot's samples keep the per-axis resamples: {AXIS_SAMPLES_KEY: {view: {label: text}}} beside the views.
-AXIS_SAMPLES_KEY = "axes"
-
-
-def stored_comparison_samples(snapshot_id: int, view: str, label_a: str, label_b: str) -> tuple[object, ...]:
-    """Two groups' stored score samples and per-axis samples (scoring.axis_samples text), in one query that reads
-    only those four values; None for any the snapshot does not hold."""
-    paths = ([view, label_a], [view, label_b], [AXIS_SAMPLES_KEY, view, label_a], [AXIS_SAMPLES_KEY, view, label_b])
-    if bulk_statements():
-        # Each reference to a large jsonb column unpacks it again (four paths, four times the read); the subquery
-        # (kept whole by OFFSET 0) unpacks it once into a value the four paths share.
-        table = connection.ops.quote_name(Snapshot._meta.db_table)  # the model's own table, not input
-        shared = f"SELECT samples || '{{}}'::jsonb AS s FROM {table} WHERE id = %s OFFSET 0"  # noqa: S608
-        sql = f"SELECT (s #> %s)::text, (s #> %s)::text, (s #> %s)::text, (s #> %s)::text FROM ({shared}) AS one"  # noqa: S608
-        with connection.cursor() as cursor:
-            cursor.execute(sql, (*paths, snapshot_id))
-            row = cursor.fetchone()
-        if row is None:
-            return (None, None, None, None)
-        return tuple(None if value is None else json.loads(value) for value in row)
-    in_view, axes_in_view = KeyTransform(view, "samples"), KeyTransform(view, KeyTransform(AXIS_SAMPLES_KEY, "samples"))
-    found = (
-        Snapshot.objects.filter(id=snapshot_id)
-        .annotate(
-            samples_a=KeyTransform(label_a, in_view),
-            samples_b=KeyTransform(label_b, in_view),
-            axes_a=KeyTransform(label_a, axes_in_view),
-            axes_b=KeyTransform(label_b, axes_in_view),
-        )
-        .values_list("samples_a", "samples_b", "axes_a", "axes_b")
-        .first()
-    )
-    return found if found is not None else (None, None, None, None)
 
 
 # Beside FRAME_COLUMNS, read in the same query: whether the cycle's contributor counts toward a name.

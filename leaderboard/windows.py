@@ -22,8 +22,15 @@ from core.times import iso_z
 from ingest.selectors import retracted_after, retractions_seen
 from leaderboard.lenses import HARNESSES_KEY, published_harnesses
 from leaderboard.models import Snapshot
-from leaderboard.published import Published, newest_snapshot, newest_snapshot_id, read_document, snapshot_document
-from leaderboard.selectors import AXIS_SAMPLES_KEY, scoring_config
+from leaderboard.published import (
+    AXIS_SAMPLES_KEY,
+    Published,
+    newest_snapshot,
+    newest_snapshot_id,
+    read_document,
+    snapshot_document,
+)
+from leaderboard.selectors import scoring_config
 from scoring.shapes import PoolDocument
 
 if TYPE_CHECKING:
@@ -87,7 +94,7 @@ def scope_key(snapshot_id: int, since: date | None, until: date | None, harness:
 
 
 def window_samples(snapshot_id: int, window: Window, view: str, label_a: str, label_b: str) -> tuple[object, ...]:
-    """Two groups' score samples and per-axis samples (as leaderboard.selectors.stored_comparison_samples) of a
+    """Two groups' score samples and per-axis samples (as leaderboard.published.stored_comparison_samples) of a
     computed window, from the resamples it was scored on, kept beside it; None for any no longer cached."""
     samples = soft_cache.get(scope_key(snapshot_id, window.since, window.until, window.harness) + ":samples") or {}
     in_view, axes = samples.get(view) or {}, (samples.get(AXIS_SAMPLES_KEY) or {}).get(view) or {}

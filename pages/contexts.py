@@ -29,7 +29,6 @@ from pages.charts import (
     score_domain,
     sparkline,
 )
-from pages.compare_rows import compare_axes, compare_tiers, quick_links, rate_test
 from pages.presenters import (
     axis_rows,
     chosen_sort,
@@ -70,7 +69,6 @@ from pages.wording import (
     forest_words,
     other_words,
 )
-from scoring import Comparison
 from scoring.bootstrap import t_factor
 from scoring.shapes import (
     DOMINATED_SHARE,
@@ -294,49 +292,6 @@ def group_context(
         "sides": planner_and_builder(group),
         "pool": view_doc["pool"],
         "variance_words": variance_share_words(view_doc["meta"]),
-    }
-
-
-def compare_context(snapshot: Published, view_doc: View, *, view: str) -> dict[str, Any]:
-    """The compare page of a view: the groups one can choose, before any is chosen."""
-    context = page_context(snapshot, view=view)
-    context.update({"choices": [g["label"] for g in view_doc["groups"]], "is_pairing_view": view in PAIRING_VIEWS})
-    return context
-
-
-def compared_labels(view_doc: View, label_a: str, label_b: str) -> tuple[str, str]:
-    """The two sides to compare; a missing side is the best-ranked group, never the other side's group."""
-    groups = view_doc["groups"]
-    chosen_a = label_a or next((g["label"] for g in groups if g["label"] != label_b), "")
-    chosen_b = label_b or next((g["label"] for g in groups if g["label"] != chosen_a), "")
-    return chosen_a, chosen_b
-
-
-def comparison_context(
-    view_doc: View,
-    group_a: GroupRow,
-    group_b: GroupRow,
-    *,
-    view: str,
-    difference: Comparison | None,
-) -> dict[str, Any]:
-    """Two groups side by side, axis by axis and tier by tier, with the difference of their scores."""
-    same = group_a["label"] == group_b["label"]
-    colours = colours_of(view_doc, view)[0]
-    row_a, row_b = row_for(view_doc, group_a["label"], colours), row_for(view_doc, group_b["label"], colours)
-    return {
-        "a": group_a,
-        "b": group_b,
-        "same": same,
-        "row_a": row_a,
-        "row_b": row_b,
-        "axes": compare_axes(group_a, group_b),
-        "tier_rows": compare_tiers(group_a, group_b),
-        "links": quick_links(view_doc, group_a),
-        "difference": difference,
-        "rates": None if same else rate_test(group_a, group_b),
-        "side_rows": [("A", row_a), ("B", row_b)],
-        "rank_range_words": RANK_RANGE_WORDS,
     }
 
 

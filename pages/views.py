@@ -24,12 +24,17 @@ from leaderboard import selectors
 from leaderboard.published import Lazy, Published, current_snapshot, serving_snapshot
 from leaderboard.windows import Window
 from pages import changelog, contexts, downloads, lab_links, matrix, pairing_sides, presenters, wording
-from pages.axis_differences import compared
-from pages.compare_chart import advantages_context
+from pages.compare import (
+    advantages_context,
+    compare_context,
+    compared,
+    compared_labels,
+    comparison_context,
+    switch_context,
+)
 from pages.lenses import lens_scores, partial_if_pending
 from pages.query import lens_parts, read_window
 from pages.serving import cached_page, chosen_view, render_page
-from pages.switching import switch_context
 from pages.windowed import Windowed, windowed_document, windowed_page
 from scoring import Comparison
 from scoring.compare_axes import AxisDifference
@@ -147,10 +152,10 @@ def compare(request: HttpRequest) -> HttpResponse:
     window = lens_of(request)
 
     def answer(snapshot: Published, view_doc: View) -> HttpResponse:
-        context = contexts.compare_context(snapshot, view_doc, view=view)
+        context = compare_context(snapshot, view_doc, view=view)
         context.update(contexts.lens_context(window, []))
         context["tab_suffix"] = context["lens_suffix"]
-        chosen_a, chosen_b = contexts.compared_labels(view_doc, label_a, label_b)
+        chosen_a, chosen_b = compared_labels(view_doc, label_a, label_b)
         if not chosen_a or not chosen_b:
             return render_page("pages/compare.html", context | {"a": None, "b": None})
         try:
@@ -162,7 +167,7 @@ def compare(request: HttpRequest) -> HttpResponse:
         kept = False
         if chosen_a != chosen_b:
             difference, axes, kept = compared(snapshot.id, view, group_a, group_b, window)
-        context.update(contexts.comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
+        context.update(comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
         if chosen_a != chosen_b:
             context.update(switch_context(difference, group_a, group_b, axes, kept) | advantages_context(axes, kept))
         return render_page("pages/compare.html", context)

@@ -5,7 +5,7 @@ from django.test import Client
 
 from leaderboard.models import Snapshot
 from leaderboard.selectors import cycles_frame, scoring_config
-from pages import compare_rows, wording
+from pages import compare, wording
 from scoring import compare_groups
 from tests.pages.conftest import ranked_labels
 
@@ -32,7 +32,7 @@ def test_it_says_which_side_is_better_on_each_axis_and_tier(demo_snapshot: Snaps
     for name, better in tier_rows:
         difference = a["tiersAdj"][name] - b["tiersAdj"][name]
         assert better == ("even" if abs(difference) < 0.05 else ("A" if difference > 0 else "B"))
-    for row in compare_rows.compare_axes(a, b):
+    for row in compare.compare_axes(a, b):
         if row["better"] in ("A", "B"):
             winner, loser = (row["a"], row["b"]) if row["better"] == "A" else (row["b"], row["a"])
             assert (winner > loser) == row["axis"].higher_is_better, row["axis"].key

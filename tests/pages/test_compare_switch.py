@@ -10,9 +10,10 @@ import pytest
 from django.test import Client
 
 from leaderboard.models import Snapshot
-from leaderboard.selectors import AXIS_SAMPLES_KEY, cycles_frame, scoring_config
-from pages import switching
-from pages.axis_differences import compared
+from leaderboard.published import AXIS_SAMPLES_KEY
+from leaderboard.selectors import cycles_frame, scoring_config
+from pages import compare
+from pages.compare import compared
 from pages.wording import AXES
 from scoring import Comparison, compare_groups
 from scoring.compare_axes import AxisDifference, switch_summary
@@ -76,12 +77,12 @@ def test_the_sentence_names_the_clear_axes_with_their_size_and_the_score(
     if not tie:
         assert f"{'A' if comparison.ci[0] > 0 else 'B'} scores higher" in sentence
     summary = switch_summary(compared(demo_snapshot.id, "family", a, b)[1])
-    for difference in summary.clear[: switching.NAMED_IN_SENTENCE]:
+    for difference in summary.clear[: compare.NAMED_IN_SENTENCE]:
         low, high = difference.factor_interval or (0.0, 0.0)
         assert difference.factor is not None
-        named = f"{difference.better} {switching._CLAIMS[difference.axis]}: {switching.times(difference.factor)}"
+        named = f"{difference.better} {compare._CLAIMS[difference.axis]}: {compare.times(difference.factor)}"
         assert named in sentence, sentence
-        assert f"interval {switching.times(low)}–{switching.times(high)}" in sentence
+        assert f"interval {compare.times(low)}–{compare.times(high)}" in sentence
 
 
 def test_a_pair_without_clear_axes_says_so(demo_snapshot: Snapshot, client: Client) -> None:
@@ -102,7 +103,7 @@ def test_the_table_greys_what_is_within_its_interval_and_shades_the_rest_by_size
         classes, body = rows[NAME[difference.axis]]
         if difference.clear:
             assert difference.factor is not None
-            band = switching.size_band(difference.factor)
+            band = compare.size_band(difference.factor)
             assert classes == f"clear {band}"
             assert f'class="win win-{band}"' in body
         else:
@@ -145,10 +146,10 @@ def test_a_clear_difference_is_shaded_by_how_large_it_is(factor: float, band: st
     log = math.log2(factor)
     difference = AxisDifference("shipr", log, ci=(log * 0.5, log * 1.5), resamples=200, contributors=5)
     group = group_row("a", adj={"shipr": 50.0}, contributors=5)
-    (row,) = [r for r in switching.axis_rows(group, group, (difference,)) if r.axis.key == "shipr"]
+    (row,) = [r for r in compare.axis_rows(group, group, (difference,)) if r.axis.key == "shipr"]
     assert row.clear and row.band == band and row.better == "A"
-    sentence = switching.switch_sentence(None, (difference,), True)
-    assert f"A ships more often: {switching.times(factor)} the odds" in sentence
+    sentence = compare.switch_sentence(None, (difference,), True)
+    assert f"A ships more often: {compare.times(factor)} the odds" in sentence
 
 
 def _comparison(difference: float, ci: tuple[float, float] | None) -> Comparison:
@@ -159,12 +160,12 @@ def _comparison(difference: float, ci: tuple[float, float] | None) -> Comparison
 
 def test_the_score_half_of_the_sentence_follows_the_interval() -> None:
     # An interval holding zero cannot order the two; it does not show them equal, so no "tie".
-    assert switching.score_words(_comparison(2.0, (-3.0, 7.0))) == (
+    assert compare.score_words(_comparison(2.0, (-3.0, 7.0))) == (
         "A and B are not separated on the score (A − B = +2.0, interval −3.0 to +7.0)"
     )
-    assert switching.score_words(_comparison(9.0, (1.5, 16.5))).startswith("A scores higher (A − B = +9.0")
-    assert switching.score_words(_comparison(-9.0, (-16.5, -1.5))).startswith("B scores higher (A − B = −9.0")
-    assert "settles nothing" in switching.score_words(_comparison(9.0, None))
+    assert compare.score_words(_comparison(9.0, (1.5, 16.5))).startswith("A scores higher (A − B = +9.0")
+    assert compare.score_words(_comparison(-9.0, (-16.5, -1.5))).startswith("B scores higher (A − B = −9.0")
+    assert "settles nothing" in compare.score_words(_comparison(9.0, None))
 
 
 def test_tiers_with_an_untested_axis_are_not_called_the_same() -> None:
@@ -173,7 +174,7 @@ def test_tiers_with_an_untested_axis_are_not_called_the_same() -> None:
     clear = AxisDifference("shipr", 1.0, ci=(0.5, 1.5), resamples=200, contributors=5)
     summary = switch_summary((clear, untested, *tested))
     assert "Cost" not in summary.same_tiers and [d.axis for d in summary.clear] == ["shipr"]
-    assert "cost" not in switching.switch_sentence(_comparison(1.0, (-2.0, 4.0)), (clear, untested, *tested), True)
+    assert "cost" not in compare.switch_sentence(_comparison(1.0, (-2.0, 4.0)), (clear, untested, *tested), True)
 
 
 def test_the_picture_draws_every_axis_and_marks_the_clear_ones(demo_snapshot: Snapshot, client: Client) -> None:

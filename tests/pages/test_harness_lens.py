@@ -19,7 +19,7 @@ from leaderboard import recompute, windows
 from leaderboard.models import Snapshot
 from leaderboard.selectors import scoring_config
 from leaderboard.windows import scope_key
-from pages.axis_differences import compared
+from pages.compare import compared
 from pages.query import read_window
 from scoring import compare_groups, score_pool
 from scoring.axis_samples import decode

@@ -33,8 +33,7 @@ REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 
 from bench.recompute import best_group_by, generate  # noqa: E402
-from bench.scratch import recreate_database, server_environment, tear_down, with_database  # noqa: E402
-from tests.ports import free_port  # noqa: E402
+from bench.scratch import deployed_gunicorn, recreate_database, server_environment, tear_down, with_database  # noqa: E402
 
 POLL_SECONDS = 0.05
 CONTRIBUTED_ROWS = 10
@@ -73,25 +72,6 @@ class Api:
     def pool_meta(self) -> dict[str, Any] | None:
         status, body = self.request("GET", "/api/v1/pool.json")
         return json.loads(body)["meta"] if status == 200 else None
-
-
-def start_gunicorn(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    config = str(REPO / "deploy" / "gunicorn.conf.py")
-    process = subprocess.Popen(
-        [sys.executable, "-m", "gunicorn", "-c", config, "pragmatikos.wsgi"],
-        cwd=REPO,
-        env={**env, "GUNICORN_BIND": f"127.0.0.1:{port}"},
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    api = Api(port)
-    deadline = time.monotonic() + 60
-    while api.request("GET", "/healthz")[0] != 200:
-        if process.poll() is not None or time.monotonic() > deadline:
-            sys.exit("gunicorn did not start")
-        time.sleep(0.1)
-    return process, port
 
 
 def start_worker(env: dict[str, str], log: Path) -> subprocess.Popen[bytes]:
@@ -189,7 +169,7 @@ def main() -> None:
         with psycopg.connect(scratch_url) as conn:
             row = conn.execute("SELECT compute_seconds FROM leaderboard_snapshot ORDER BY id DESC LIMIT 1").fetchone()
         compute = float(row[0]) if row and row[0] is not None else float("nan")
-        web, port = start_gunicorn(env)
+        web, port = deployed_gunicorn(env)
         processes.append(web)
         processes.append(start_worker(env, log))
         api = Api(port)

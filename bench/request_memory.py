@@ -242,9 +242,7 @@ def main() -> int:
     args = parser.parse_args()
 
     admin_url = os.environ.get("DATABASE_URL") or "postgresql://postgres@127.0.0.1:5432/pragmatikos"
-    redis_url = os.environ.get("BENCH_REDIS_URL") or os.environ.get("REDIS_URL")
-    if not redis_url:
-        parser.error("set BENCH_REDIS_URL (or REDIS_URL) to a Redis database of your own; it is flushed")
+    redis_url = scratch.bench_redis_url(parser)
     scratch_name = f"{urlsplit(admin_url).path.lstrip('/') or 'pragmatikos'}_bench_memory"
     scratch_url = scratch.with_database(admin_url, scratch_name)
     workdir = Path(tempfile.mkdtemp(prefix="pragmatikos-bench-memory-"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import http.client
 import os
 import shutil
@@ -64,6 +65,14 @@ def server_environment(database_url: str, redis_url: str, *, name: str, **extra:
     return env
 
 
+def bench_redis_url(parser: argparse.ArgumentParser) -> str:
+    """The Redis database a benchmark may flush: BENCH_REDIS_URL, else REDIS_URL; an error naming them without."""
+    url = os.environ.get("BENCH_REDIS_URL") or os.environ.get("REDIS_URL")
+    if not url:
+        parser.error("set BENCH_REDIS_URL (or REDIS_URL) to a Redis database of your own; it is flushed")
+    return url
+
+
 def start_gunicorn(
     env: dict[str, str], *, workers: int, ready_path: str, extra: tuple[str, ...] = ()
 ) -> tuple[subprocess.Popen[bytes], int]:
@@ -73,15 +82,33 @@ def start_gunicorn(
     command = [gunicorn, "pragmatikos.wsgi:application", "-w", str(workers), "-b", f"127.0.0.1:{port}", "-t", "120"]
     command += extra
     server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    return _when_ready(server, port, ready_path), port
+
+
+def deployed_gunicorn(env: dict[str, str], *, ready_path: str = "/healthz") -> tuple[subprocess.Popen[bytes], int]:
+    """gunicorn as deployed (deploy/gunicorn.conf.py) on a free loopback port, once ready_path answers 200."""
+    port = free_port()
+    config = str(REPO / "deploy" / "gunicorn.conf.py")
+    server = subprocess.Popen(
+        [sys.executable, "-m", "gunicorn", "-c", config, "pragmatikos.wsgi"],
+        cwd=REPO,
+        env={**env, "GUNICORN_BIND": f"127.0.0.1:{port}"},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    return _when_ready(server, port, ready_path), port
+
+
+def _when_ready(server: subprocess.Popen[bytes], port: int, ready_path: str) -> subprocess.Popen[bytes]:
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
             raise RuntimeError("gunicorn exited: " + (server.stderr.read().decode() if server.stderr else ""))
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            conn.request("GET", ready_path)
+            conn.request("GET", ready_path, headers={"Host": "127.0.0.1"})
             if conn.getresponse().status == 200:
-                return server, port
+                return server
         except OSError:
             time.sleep(0.2)
     server.terminate()

@@ -24,9 +24,7 @@ BENCH_REDIS_URL's database (default REDIS_URL's) is flushed before and after: gi
 from __future__ import annotations
 
 import argparse
-import http.client
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -48,7 +46,6 @@ from tests.caddy import (  # noqa: E402
     stop_caddy,
     wait_for_tls,
 )
-from tests.ports import free_port  # noqa: E402
 
 GOAL_RATIO = 3.0
 PAGES = ["/", "/methodology/", "/data/", "/api/v1/stats"]
@@ -62,24 +59,6 @@ DOWNLOADS = [
 UPLOAD_BYTES = 64 * 1024 * 1024
 
 
-def deployed_gunicorn(env: dict[str, str]) -> tuple[subprocess.Popen[bytes], int]:
-    port = free_port()
-    env = {**env, "GUNICORN_BIND": f"127.0.0.1:{port}"}
-    command = [str(Path(sys.executable).with_name("gunicorn")), "-c", "deploy/gunicorn.conf.py", "pragmatikos.wsgi"]
-    server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
-            conn.request("GET", "/methodology/", headers={"Host": "localhost"})
-            if conn.getresponse().status == 200:
-                return server, port
-        except OSError:
-            time.sleep(0.2)
-    server.terminate()
-    raise RuntimeError("gunicorn did not answer within 60 s")
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--cycles", type=int, default=100_000)
@@ -91,9 +70,7 @@ def main() -> int:
     args = parser.parse_args()
 
     admin_url = os.environ.get("DATABASE_URL") or "postgresql://postgres@127.0.0.1:5432/pragmatikos"
-    redis_url = os.environ.get("BENCH_REDIS_URL") or os.environ.get("REDIS_URL")
-    if not redis_url:
-        parser.error("set BENCH_REDIS_URL (or REDIS_URL) to a Redis database of your own; it is flushed")
+    redis_url = scratch.bench_redis_url(parser)
     scratch_name = f"pragmatikos_bench_slow_{os.getpid()}"
     folder = Path(tempfile.mkdtemp(prefix="pragmatikos-bench-slow-"))
     export_dir = folder / "exports"
@@ -117,7 +94,7 @@ def main() -> int:
         manage(env, "shell", "-c", "from leaderboard import recompute; recompute.export_newest_cycles()")
         size = sum(path.stat().st_size for path in export_dir.iterdir())
         print(f"{args.cycles:,} cycles; cycles.csv.gz {size / 1e6:.1f} MB")
-        server, app_port = deployed_gunicorn(env)
+        server, app_port = scratch.deployed_gunicorn(env)
         caddy = start_caddy(folder, app_port, export_dir)
         tls = wait_for_tls(caddy)
         probe(caddy.https_port, tls, PAGES, 3)  # warm: each page built once

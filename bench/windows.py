@@ -86,6 +86,17 @@ def get(conn: http.client.HTTPConnection, path: str, address: str) -> int:
     return response.status
 
 
+def get_or_reconnect(
+    conn: http.client.HTTPConnection, path: str, address: str
+) -> tuple[int, http.client.HTTPConnection]:
+    """GET's status (0 when the connection failed), and the connection to use next: a new one after a failure."""
+    try:
+        return get(conn, path, address), conn
+    except (OSError, http.client.HTTPException):
+        conn.close()
+        return 0, http.client.HTTPConnection(conn.host, conn.port, timeout=60)
+
+
 def reader(port: int, phase: Phase, stop_at: float, address: str) -> None:
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
     for index in range(MAX_REQUESTS_PER_THREAD):
@@ -93,12 +104,7 @@ def reader(port: int, phase: Phase, stop_at: float, address: str) -> None:
             break
         path = READ_PATHS[index % len(READ_PATHS)]
         started = time.perf_counter()
-        try:
-            status = get(conn, path, address)
-        except (OSError, http.client.HTTPException):
-            conn.close()
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            status = 0
+        status, conn = get_or_reconnect(conn, path, address)
         phase.record(path, status, time.perf_counter() - started)
         time.sleep(0.05)
     conn.close()
@@ -118,12 +124,7 @@ def windower(port: int, phase: Phase, stop_at: float, number: int) -> None:
             until = min(since + dt.timedelta(days=rng.randint(3, 40)), today)
             path = f"/?window=custom&since={since}&until={until}"
         address = f"2001:db8:{number:x}:0:{index:x}::1"
-        try:
-            status = get(conn, path, address)
-        except (OSError, http.client.HTTPException):
-            conn.close()
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-            status = 0
+        status, conn = get_or_reconnect(conn, path, address)
         with phase.lock:
             phase.windower_statuses[status] += 1
         if status == 503:
@@ -216,9 +217,7 @@ def main() -> int:
     args = parser.parse_args()
 
     admin_url = os.environ.get("DATABASE_URL") or "postgresql://postgres@127.0.0.1:5432/pragmatikos"
-    redis_url = os.environ.get("BENCH_REDIS_URL") or os.environ.get("REDIS_URL")
-    if not redis_url:
-        parser.error("set BENCH_REDIS_URL (or REDIS_URL) to a Redis database of your own; it is flushed")
+    redis_url = scratch.bench_redis_url(parser)
     scratch_name = f"{urlsplit(admin_url).path.lstrip('/') or 'pragmatikos'}_bench_windows"
     scratch_url = scratch.with_database(admin_url, scratch_name)
     workdir = Path(tempfile.mkdtemp(prefix="pragmatikos-bench-windows-"))

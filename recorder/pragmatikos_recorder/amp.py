@@ -27,7 +27,7 @@ import re
 import sys
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path, PureWindowsPath
+from pathlib import Path
 from typing import Any, Final
 from urllib.parse import unquote, urlparse
 
@@ -35,7 +35,7 @@ from pragmatikos_recorder import json_file
 from pragmatikos_recorder.canonical import provider_of
 from pragmatikos_recorder.cline import epoch_time
 from pragmatikos_recorder.jsonl import NOT_AN_OBJECT, skip_line, token_count
-from pragmatikos_recorder.session import Event, Kind, Session, Tokens, is_commit_command, is_verify_command
+from pragmatikos_recorder.session import Event, Kind, Session, Tokens, edited_path, is_commit_command, is_verify_command
 from pragmatikos_recorder.skips import Reading, Skipped
 from pragmatikos_recorder.timeutil import parse_ts
 
@@ -224,8 +224,7 @@ class _Reader:
             path = _path_of(raw.strip())
             if path is None or not str(path):
                 continue
-            absolute = path.is_absolute() or PureWindowsPath(raw).is_absolute()
-            files.append(path if absolute or self.cwd is None else self.cwd / path)
+            files.append(edited_path(str(path), self.cwd))
         return tuple(files)
 
     def _user(self, blocks: list[dict[str, Any]], ts: datetime | None) -> None:

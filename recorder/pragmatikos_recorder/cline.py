@@ -33,13 +33,22 @@ import re
 import sys
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path, PureWindowsPath
+from pathlib import Path
 from typing import Any, Final
 
 from pragmatikos_recorder import json_file
 from pragmatikos_recorder.canonical import provider_of
 from pragmatikos_recorder.jsonl import token_count, weigh
-from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
+from pragmatikos_recorder.session import (
+    Event,
+    Kind,
+    Phase,
+    Session,
+    Tokens,
+    edited_path,
+    is_commit_command,
+    is_verify_command,
+)
 from pragmatikos_recorder.skips import Reading, Skipped
 from pragmatikos_recorder.timeutil import EARLIEST, LATEST
 
@@ -334,10 +343,7 @@ class _Reader:
     def _files(self, raw: Any) -> tuple[Path, ...]:
         if not isinstance(raw, str) or not raw or len(raw) > 4096:
             return ()
-        path = Path(raw)
-        # A Windows path (`C:/Users/…`, `c:\\src\\…`) is absolute wherever the log is read.
-        absolute = path.is_absolute() or PureWindowsPath(raw).is_absolute()
-        return (path if absolute or self.cwd is None else self.cwd / path,)
+        return (edited_path(raw, self.cwd),)
 
     def _tool(self, row: dict[str, Any], ts: datetime | None) -> None:
         tool = _json_text(row.get("text"))

@@ -35,7 +35,16 @@ from typing import Any, Final
 
 from pragmatikos_recorder.canonical import model_name
 from pragmatikos_recorder.jsonl import json_objects, token_count
-from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
+from pragmatikos_recorder.session import (
+    Event,
+    Kind,
+    Phase,
+    Session,
+    Tokens,
+    edited_path,
+    is_commit_command,
+    is_verify_command,
+)
 from pragmatikos_recorder.skips import Reading
 from pragmatikos_recorder.timeutil import parse_ts
 
@@ -236,8 +245,7 @@ class _Reader:
             names = [m.group(1) or m.group(2) for m in PATCH_FILE_RE.finditer(patch)]
         else:
             names = [_text(call.arguments.get("path") or call.arguments.get("file_path"))]
-        paths = [Path(n.strip()) for n in names if n.strip()]
-        return tuple(p if p.is_absolute() or self.cwd is None else self.cwd / p for p in paths)
+        return tuple(edited_path(name.strip(), self.cwd) for name in names if name.strip())
 
     def abort(self, data: dict[str, Any], ts: datetime | None, subagent: bool) -> None:
         self.events.append(Event(Kind.ABORT, ts, phase=self.mode, subagent=subagent))

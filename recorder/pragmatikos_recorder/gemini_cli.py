@@ -35,7 +35,16 @@ from typing import Any, Final
 
 from pragmatikos_recorder.json_file import document as json_document
 from pragmatikos_recorder.jsonl import json_objects, skip_file, token_count
-from pragmatikos_recorder.session import Event, Kind, Phase, Session, Tokens, is_commit_command, is_verify_command
+from pragmatikos_recorder.session import (
+    Event,
+    Kind,
+    Phase,
+    Session,
+    Tokens,
+    edited_path,
+    is_commit_command,
+    is_verify_command,
+)
 from pragmatikos_recorder.skips import Reading
 from pragmatikos_recorder.timeutil import parse_ts
 
@@ -277,8 +286,7 @@ class _Reader:
         raw = _text(args.get("file_path") or args.get("absolute_path") or args.get("path"))
         if not raw:
             return ()
-        path = Path(raw)
-        return (path if path.is_absolute() or self.cwd is None else self.cwd / path,)
+        return (edited_path(raw, self.cwd),)
 
 
 def _home_of(path: Path) -> Path | None:

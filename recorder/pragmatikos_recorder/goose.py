@@ -33,7 +33,7 @@ import sys
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from datetime import datetime
-from pathlib import Path, PureWindowsPath
+from pathlib import Path
 from typing import Any, Final
 
 from pragmatikos_recorder.canonical import provider_of
@@ -49,7 +49,7 @@ from pragmatikos_recorder.jsonl import (
     weigh,
     why_unreadable,
 )
-from pragmatikos_recorder.session import Event, Kind, Session, Tokens, is_commit_command, is_verify_command
+from pragmatikos_recorder.session import Event, Kind, Session, Tokens, edited_path, is_commit_command, is_verify_command
 from pragmatikos_recorder.skips import Reading, Skipped
 
 HARNESS: Final = "goose"
@@ -316,9 +316,7 @@ class _Reader:
     def _files(self, raw: Any) -> tuple[Path, ...]:
         if not isinstance(raw, str) or not raw or len(raw) > 4096:
             return ()
-        path = Path(raw)
-        absolute = path.is_absolute() or PureWindowsPath(raw).is_absolute()
-        return (path if absolute or self.cwd is None else self.cwd / path,)
+        return (edited_path(raw, self.cwd),)
 
     def _user(self, message: Message) -> None:
         self.in_response = False

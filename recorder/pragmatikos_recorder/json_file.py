@@ -23,13 +23,13 @@ from pragmatikos_recorder.jsonl import (
     FILE_TOO_MANY_VALUES,
     LINE_TOO_LONG,
     MAX_LINE_BYTES,
-    NOT_AN_OBJECT,
     TOO_DEEP,
     TOO_LARGE,
     TOO_MANY_VALUES,
     LineCheck,
     _open,
     _parse,
+    problem_of,
     skip_file,
     skip_line,
     weigh,
@@ -116,10 +116,7 @@ def records(path: Path, check: LineCheck | None = None) -> Iterator[dict[str, An
         if end is None:
             skip_line(path, number, why or CUT_SHORT)
             return
-        if why is None and not isinstance(record, dict):
-            why = NOT_AN_OBJECT
-        if why is None and check is not None:
-            why = check(record)
+        why = why or problem_of(record, check)
         if why is not None:
             skip_line(path, number, why)
         else:

@@ -218,6 +218,13 @@ def _parse(text: str) -> tuple[Any, str | None]:
         return None, NUMBER_TOO_LONG
 
 
+def problem_of(record: object, check: LineCheck | None) -> str | None:
+    """What is wrong with a decoded record: not an object, or what `check` names; None when nothing is."""
+    if not isinstance(record, dict):
+        return NOT_AN_OBJECT
+    return check(record) if check is not None else None
+
+
 def json_objects(path: Path, check: LineCheck | None = None) -> Iterator[dict[str, Any]]:
     """Each line that is one JSON object (and passes `check`, which names what is wrong with a line or
     returns None); other lines are passed over and counted, blank ones silently. A file whose lines
@@ -233,10 +240,7 @@ def json_objects(path: Path, check: LineCheck | None = None) -> Iterator[dict[st
         if total > MAX_FILE_VALUES:
             skip_file(path, FILE_TOO_MANY_VALUES)
             return
-        if why is None and not isinstance(entry, dict):
-            why = NOT_AN_OBJECT
-        if why is None and check is not None:
-            why = check(entry)
+        why = why or problem_of(entry, check)
         if why is not None:
             skip_line(path, number, why)
             continue

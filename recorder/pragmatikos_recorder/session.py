@@ -11,12 +11,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import Enum
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Literal
 
 from pragmatikos_recorder.commands import is_commit_command, is_verify_command
 
-__all__ = ["Event", "Kind", "Phase", "Session", "Tokens", "is_commit_command", "is_verify_command"]
+__all__ = ["Event", "Kind", "Phase", "Session", "Tokens", "edited_path", "is_commit_command", "is_verify_command"]
 
 Phase = Literal["plan", "build"]
 
@@ -78,3 +78,11 @@ class Event:
     rejected: bool = False
     # COMMAND: a test, build, lint or type check
     verify: bool = False
+
+
+def edited_path(raw: str, cwd: Path | None) -> Path:
+    """A file an edit names, as the agent wrote it: relative ones under the session's folder when it is known.
+    A Windows path (`C:/Users/…`, `c:\\src\\…`) is absolute wherever the log is read."""
+    path = Path(raw)
+    absolute = path.is_absolute() or PureWindowsPath(raw).is_absolute()
+    return path if absolute or cwd is None else cwd / path

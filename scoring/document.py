@@ -370,7 +370,10 @@ def score_points(
     and rank_worst the point places, and meta["intervals"] INTERVALS_PENDING, so that no reader takes a place for
     a confident one. What the recompute publishes first, seconds before the whole document; the point
     scorecards it makes stay in `prepared` for score_prepared to reuse."""
-    results = {view: ViewResult(prepared.card(view, config), None) for view in VIEWS}
+    # The views' sorts and sums release the GIL: made side by side, as score_prepared's views are.
+    with ThreadPoolExecutor(max_workers=VIEW_WORKERS) as pool:
+        cards = {view: pool.submit(prepared.card, view, config) for view in VIEWS}
+        results = {view: ViewResult(card.result(), None) for view, card in cards.items()}
     document = assemble_document(prepared, results, config, since=since, until=until, generated=generated)
     document["meta"][INTERVALS_KEY] = INTERVALS_PENDING
     return document

@@ -65,6 +65,14 @@ ADD_LATENCIES_0007 = (
     ON CONFLICT (cell_id, latency) DO UPDATE SET weight = ingest_cell_latency.weight + excluded.weight
 """
 )
+# The statement triggers that apply a change of cycles to the cells: the same in every version of the function.
+CREATE_TRIGGERS = """CREATE TRIGGER ingest_cell_insert AFTER INSERT ON ingest_cycle
+    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION ingest_cell_apply();
+CREATE TRIGGER ingest_cell_update AFTER UPDATE ON ingest_cycle
+    REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION ingest_cell_apply();
+CREATE TRIGGER ingest_cell_delete AFTER DELETE ON ingest_cycle
+    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION ingest_cell_apply();
+"""
 DROP_EMPTIED_0007 = """
     DELETE FROM ingest_cell_latency WHERE weight = 0;
     DELETE FROM ingest_cell WHERE hjudged = 0;
@@ -86,13 +94,7 @@ BEGIN
     RETURN NULL;
 END
 $function$;
-CREATE TRIGGER ingest_cell_insert AFTER INSERT ON ingest_cycle
-    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION ingest_cell_apply();
-CREATE TRIGGER ingest_cell_update AFTER UPDATE ON ingest_cycle
-    REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION ingest_cell_apply();
-CREATE TRIGGER ingest_cell_delete AFTER DELETE ON ingest_cycle
-    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION ingest_cell_apply();
-"""
+{CREATE_TRIGGERS}"""
 UNTRIGGER_0007 = """
 DROP TRIGGER ingest_cell_insert ON ingest_cycle;
 DROP TRIGGER ingest_cell_update ON ingest_cycle;
@@ -163,10 +165,4 @@ BEGIN
     RETURN NULL;
 END
 $function$;
-CREATE TRIGGER ingest_cell_insert AFTER INSERT ON ingest_cycle
-    REFERENCING NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION ingest_cell_apply();
-CREATE TRIGGER ingest_cell_update AFTER UPDATE ON ingest_cycle
-    REFERENCING OLD TABLE AS removed NEW TABLE AS added FOR EACH STATEMENT EXECUTE FUNCTION ingest_cell_apply();
-CREATE TRIGGER ingest_cell_delete AFTER DELETE ON ingest_cycle
-    REFERENCING OLD TABLE AS removed FOR EACH STATEMENT EXECUTE FUNCTION ingest_cell_apply();
-"""
+{CREATE_TRIGGERS}"""

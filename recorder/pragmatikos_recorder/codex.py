@@ -16,7 +16,9 @@ Lines are {timestamp, type, payload}, as Codex's rollout recorder writes them:
   `patch_apply_end` whose call_id is a tool call of the log repeats that call's edit and is not counted.
 * `event_msg`: `user_message` (what the person typed), `turn_aborted` (an interruption),
   `token_count` {info: {total_token_usage: {input_tokens, cached_input_tokens, output_tokens,
-  reasoning_output_tokens}}}: running totals, so a cycle's tokens are the growth of the totals.
+  reasoning_output_tokens}, last_token_usage: {…}}}: running totals, so a cycle's tokens are the growth of the
+  totals; a file's first count adds its last usage only (a resumed session's totals start where the session it
+  resumes left them).
 * Subagent threads (later versions) have rollouts of their own whose session_meta says
   `source: {subagent: {thread_spawn: {parent_thread_id}}}`; their work is read with the parent's.
 * The model is only on `turn_context`: a rollout without one is skipped, saying so, rather than
@@ -84,6 +86,26 @@ def _bad_line(entry: dict[str, Any]) -> str | None:
     if isinstance(usage, dict) and any(token_count(usage.get(key)) is None for key in TOKEN_KEYS):
         return "a token count that is not a whole number"
     return None
+
+
+def _tokens(usage: dict[str, Any]) -> Tokens:
+    return Tokens(
+        input=token_count(usage.get("input_tokens")) or 0,
+        output=token_count(usage.get("output_tokens")) or 0,
+        cache_read=token_count(usage.get("cached_input_tokens")) or 0,
+    )
+
+
+def _before_first_count(total: Tokens, last: object) -> Tokens:
+    """The running totals as this file's first step found them. A resumed session's file starts from the totals
+    of the session it resumes (spent in another file, or before the part of a log kept), so its first step spent
+    only its own last usage; without one (older versions), the whole total is taken as this file's."""
+    if not isinstance(last, dict) or any(token_count(last.get(key)) is None for key in TOKEN_KEYS):
+        return Tokens()
+    own = _tokens(last)
+    if own == Tokens() or own.input > total.input or own.output > total.output or own.cache_read > total.cache_read:
+        return Tokens()
+    return Tokens(total.input - own.input, total.output - own.output, total.cache_read - own.cache_read)
 
 
 def _lines(path: Path) -> Iterator[dict[str, Any]]:
@@ -323,13 +345,9 @@ def _read(path: Path) -> Session | Skipped | None:
             elif event_type == "token_count" and isinstance(payload.get("info"), dict):
                 usage = payload["info"].get("total_token_usage")
                 if isinstance(usage, dict):
-                    now = Tokens(
-                        input=token_count(usage.get("input_tokens")) or 0,
-                        output=token_count(usage.get("output_tokens")) or 0,
-                        cache_read=token_count(usage.get("cached_input_tokens")) or 0,
-                    )
+                    now = _tokens(usage)
                     if totals is None or now != totals:
-                        base = totals or Tokens()
+                        base = totals or _before_first_count(now, payload["info"].get("last_token_usage"))
                         spent = Tokens(
                             max(0, now.input - base.input),
                             max(0, now.output - base.output),

@@ -97,3 +97,26 @@ def test_a_windows_build_after_the_last_edit_verifies_and_a_patch_end_repeats_no
     # call_id (lines 28 and 35): two edits, not four. Then `shell_command` "npm.cmd run build" (line 40).
     [cycle] = cycle_facts(session, ShipJudge(datetime(2030, 1, 1, tzinfo=UTC)))
     assert (cycle.u, cycle.tedits, cycle.teerr, cycle.tver) == (1, 2, 0, 1)
+
+
+@pytest.mark.parametrize(
+    ("name", "spent"),
+    [
+        # Counted by hand from the file's seven token_count lines (6, 14, 27, 31, 36, 41, 46), each one request's
+        # usage in its last_token_usage: input 116,618 + 116,416 + 117,837 + 118,214 + 118,567 + 118,786 + 119,300;
+        # output 300 + 524 + 317 + 61 + 172 + 96 + 229; cached 116,096 + 11,648 + 115,584 + 117,120 + 117,632
+        # + 118,144 + 118,144. Its first running total, 4,543,240 input tokens, holds the turns before the lines kept.
+        (WINDOWS, (825_738, 1_699, 714_368)),
+        # Twenty-six counts (lines 14 to 138): the first's own usage (233,975 / 402 / 233,216) plus the growth of
+        # the totals from 16,766,591 / 69,269 / 15,840,000 to 22,882,872 / 83,570 / 21,919,232.
+        (CODE_MODE, (6_350_256, 14_703, 6_312_448)),
+    ],
+)
+def test_a_rollout_whose_totals_start_mid_session_counts_only_its_own_tokens(
+    name: str, spent: tuple[int, int, int], tmp_path: Path
+) -> None:
+    [session] = codex.read(copied(name, tmp_path)).sessions
+
+    read = [e.tokens for e in session.events if e.kind is Kind.TOKENS and e.tokens is not None]
+
+    assert tuple(sum(getattr(t, field) for t in read) for field in ("input", "output", "cache_read")) == spent

@@ -23,6 +23,7 @@ import random
 import resource
 import subprocess
 import sys
+import tempfile
 import time
 import uuid
 from pathlib import Path
@@ -303,6 +304,9 @@ def main() -> None:
         INSTALL_HASH_KEY=os.environ.get("INSTALL_HASH_KEY", "bench-install-hash-key"),
     )
     env.pop("REDIS_URL", None)
+    # Its own cache folder: snapshot ids restart with each scratch database, so the checkout's var/cache would
+    # hold another run's windows under the same keys.
+    env["CACHE_DIR"] = tempfile.mkdtemp(prefix="pragmatikos-bench-recompute-cache-")
 
     def child(mode: str) -> tuple[dict[str, float], float]:
         done = subprocess.run(

@@ -163,11 +163,11 @@ if REDIS_URL:
         "process": PROCESS_CACHE,
     }
 else:
-    # Without Redis the shared cache is a folder, so what one process computed (the lenses `prepare_site`
-    # warms when it scores the demo pool) is there for the server process that runs after it.
+    # Without Redis the shared cache is a folder (core.folder_cache), so what one process computed (the lenses
+    # `prepare_site` warms when it scores the demo pool) is there for the server process that runs after it.
     CACHES = {
         "default": {
-            "BACKEND": "django.core.cache.backends.filebased.FileBasedCache",
+            "BACKEND": "core.folder_cache.FolderCache",
             "LOCATION": envstr("CACHE_DIR", str(STATE_DIR / "var" / "cache")),
             "OPTIONS": {"MAX_ENTRIES": 2000},
         },

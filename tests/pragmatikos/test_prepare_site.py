@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from core.folder_cache import FolderCache
+
 REPO = Path(__file__).resolve().parents[2]
 
 pytestmark = pytest.mark.slow
@@ -59,6 +61,9 @@ print(lenses.count("score-num") + lenses.count("not ranked under"), lenses.count
 
 
 def test_a_server_started_after_it_shows_each_harness_computed_there(tmp_path: Path) -> None:
+    # What another database left in the folder (its snapshot ids are the ones this one will use) is dropped.
+    FolderCache(str(tmp_path / "cache"), {}).set("left-by-another-database", 1, None)
+
     prepare(tmp_path)
 
     done = subprocess.run(
@@ -73,3 +78,4 @@ def test_a_server_started_after_it_shows_each_harness_computed_there(tmp_path: P
     assert done.returncode == 0, done.stderr[-2000:]
     shown, pending = map(int, done.stdout.split()[-2:])
     assert (shown, pending) == (6, 0)  # the demo pool's six harnesses, each scored by prepare_site
+    assert FolderCache(str(tmp_path / "cache"), {}).get("left-by-another-database") is None

@@ -8,10 +8,11 @@ import os
 import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TypeVar
+from typing import IO, TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
@@ -81,36 +82,44 @@ def start_gunicorn(
     gunicorn = str(Path(sys.executable).with_name("gunicorn"))
     command = [gunicorn, "pragmatikos.wsgi:application", "-w", str(workers), "-b", f"127.0.0.1:{port}", "-t", "120"]
     command += extra
-    server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-    return _when_ready(server, port, ready_path), port
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the server writes to it
+    server = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.DEVNULL, stderr=log)
+    return _when_ready(server, port, ready_path, log), port
 
 
 def deployed_gunicorn(env: dict[str, str], *, ready_path: str = "/healthz") -> tuple[subprocess.Popen[bytes], int]:
     """gunicorn as deployed (deploy/gunicorn.conf.py) on a free loopback port, once ready_path answers 200."""
     port = free_port()
     config = str(REPO / "deploy" / "gunicorn.conf.py")
+    log = tempfile.TemporaryFile()  # noqa: SIM115 - open as long as the server writes to it
     server = subprocess.Popen(
         [sys.executable, "-m", "gunicorn", "-c", config, "pragmatikos.wsgi"],
         cwd=REPO,
         env={**env, "GUNICORN_BIND": f"127.0.0.1:{port}"},
         stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
+        stderr=log,
     )
-    return _when_ready(server, port, ready_path), port
+    return _when_ready(server, port, ready_path, log), port
 
 
-def _when_ready(server: subprocess.Popen[bytes], port: int, ready_path: str) -> subprocess.Popen[bytes]:
+def _when_ready(server: subprocess.Popen[bytes], port: int, ready_path: str, log: IO[bytes]) -> subprocess.Popen[bytes]:
+    """The server once ready_path answers 200. Its log goes to a file, not a pipe nobody reads (a full pipe would
+    stop its workers mid-run); the file's end is shown when it exits before it is ready."""
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         if server.poll() is not None:
-            raise RuntimeError("gunicorn exited: " + (server.stderr.read().decode() if server.stderr else ""))
+            log.seek(0)
+            raise RuntimeError("gunicorn exited: " + log.read().decode(errors="replace")[-4000:])
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
         try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=5)
             conn.request("GET", ready_path, headers={"Host": "127.0.0.1"})
             if conn.getresponse().status == 200:
                 return server
         except OSError:
-            time.sleep(0.2)
+            pass
+        finally:
+            conn.close()
+        time.sleep(0.2)
     server.terminate()
     raise RuntimeError("gunicorn did not answer within 60 s")
 

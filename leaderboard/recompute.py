@@ -14,6 +14,7 @@ snapshot with its intervals, rank ranges and B3. The pages say which part is sti
 import datetime as dt
 import logging
 import time
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
@@ -42,7 +43,7 @@ from leaderboard.published import (
 )
 from leaderboard.selectors import scoring_config
 from scoring.cells import prepare_cells, score_cells
-from scoring.document import score_points
+from scoring.document import Prepared, score_points
 from scoring.shapes import PoolDocument
 
 log = logging.getLogger(__name__)
@@ -139,7 +140,17 @@ def _publish_once(*, force: bool, points_first: bool) -> Snapshot | None:
     seen = retractions_seen()
     cells = pool_cells(decisions=decisions)
     log.info("recompute: loaded %d cycles as %d cells", cells.cycles, len(cells.frame))
-    fingerprint = cells_fingerprint(cells, config)
+    prepared: Prepared | None = None
+    if points_first:
+        # A contribution waits: the fingerprint's hashing and the rows' preparation read the same cells and leave
+        # the GIL for most of their work, so side by side they cost the longer of the two (the prepared rows go
+        # unused only when the pool turns out unchanged).
+        with ThreadPoolExecutor(max_workers=1) as beside:
+            fingerprinted = beside.submit(cells_fingerprint, cells, config)
+            prepared = prepare_cells(cells, config)
+            fingerprint = fingerprinted.result()
+    else:
+        fingerprint = cells_fingerprint(cells, config)
     demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
     is_demo = bool(demo_ids) and bool(cells.frame["contributor"].isin(demo_ids).any())
     previous = newest_snapshot()
@@ -153,7 +164,7 @@ def _publish_once(*, force: bool, points_first: bool) -> Snapshot | None:
         cycles_file.write_cycles_export(snapshot_id=previous.id)
         return None
     harnesses, cycles = shown_harnesses(cells), cells.cycles
-    prepared = prepare_cells(cells, config)
+    prepared = prepared or prepare_cells(cells, config)
     del cells  # the histograms are the prepared rows' pairs now: let them go before the views lay them out
     facts = _Facts(cycles, fingerprint, is_demo, decisions, seen, harnesses)
     # Points first, when they are news: a pool unchanged since the newest snapshot (forced, its points published

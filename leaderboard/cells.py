@@ -11,16 +11,18 @@ SQLite default keeps no cells: there they are summed from the cycles.
 import datetime as dt
 import hashlib
 import io
+from dataclasses import dataclass
 from typing import Any, Final
 
 import numpy as np
 import pandas as pd
-from django.db.models import F, FloatField
+from django.db.models import Count, F, FloatField, Q, Sum
 from django.db.models.expressions import RawSQL
 from django.db.models.functions import Cast
+from django.utils import timezone
 
-from core.backend import bulk_statements, copy_out
-from ingest.models import Cell, CellQuerySet
+from core.backend import bulk_statements, copy_out, one_snapshot
+from ingest.models import Cell, CellQuerySet, Contributor
 from leaderboard.public_names import NameDecisions, counted_contributor, name_decisions, public_name_rule
 from leaderboard.selectors import cycles_frame
 from scoring import ScoringConfig
@@ -35,8 +37,12 @@ _FLOAT_SUMS: Final = frozenset({"hhrsShip", "hcostShip"})
 _CELL_COLUMNS: Final = (*CELL_KEY, "x_counted", *_TALLIED, "x_entries", "x_latencies", "x_weights")
 
 
-def _pool(since: dt.date | None, until: dt.date | None, harness: str | None) -> CellQuerySet:
+def _pool(
+    since: dt.date | None, until: dt.date | None, harness: str | None, contributors: list[int] | None = None
+) -> CellQuerySet:
     cells = Cell.objects.in_pool()
+    if contributors is not None:
+        cells = cells.filter(contributor_id__in=contributors)
     if harness is not None:
         cells = cells.filter(harness=harness)
     if since is not None:
@@ -78,11 +84,13 @@ def _numbers(texts: "pd.Series[str]", dtype: type[np.float64] | type[np.int64]) 
     return pd.read_csv(io.StringIO(lines), header=None, names=["x"], dtype={"x": dtype})["x"].to_numpy()
 
 
-def _stored_cells(since: dt.date | None, until: dt.date | None, harness: str | None) -> tuple[Cells, frozenset[int]]:
+def _stored_cells(
+    since: dt.date | None, until: dt.date | None, harness: str | None, contributors: list[int] | None = None
+) -> tuple[Cells, frozenset[int]]:
     # The exact decimal sums leave as floats: the engine sums in float64, as from the cycles.
     floats = {f"x_{name}": Cast(F(name), FloatField()) for name in _FLOAT_SUMS}
     rows = _read(
-        _pool(since, until, harness)
+        _pool(since, until, harness, contributors)
         .annotate(
             x_counted=counted_contributor("contributor__"),
             x_entries=_ENTRIES,
@@ -125,16 +133,26 @@ def pool_cells(
     until: dt.date | None = None,
     decisions: NameDecisions | None = None,
     harness: str | None = None,
+    remember: bool = False,
 ) -> Cells:
     """The pool's cells (of one harness when given), with the names no ranking may show folded into "(other)"
     by the senders within them, as cycles_frame folds them.
 
     `decisions`: the operator's on names, as the snapshot a window belongs to was made with; read when None.
     Elsewhere than PostgreSQL (the embedded SQLite default) the cells are summed from the cycles in Python.
+    `remember`: keep the pool's cells, read whole, for changed_pool_cells (the worker's recompute).
     """
     if not bulk_statements():
         return cells_of_cycles(cycles_frame(since=since, until=until, decisions=decisions, harness=harness))
+    started = timezone.now()
     cells, counted = _stored_cells(since, until, harness)
+    if remember and since is None and until is None and harness is None:
+        global _last_whole
+        _last_whole = _WholeRead(cells, counted, started - CHANGED_MARGIN)
+    return _folded(cells, counted, decisions)
+
+
+def _folded(cells: Cells, counted: frozenset[int], decisions: NameDecisions | None) -> Cells:
     rule = public_name_rule(counted=counted, decisions=name_decisions() if decisions is None else decisions)
     return Cells(
         frame=fold_unshown_names(cells.frame, rule),
@@ -142,6 +160,84 @@ def pool_cells(
         bag_latency=cells.bag_latency,
         bag_weight=cells.bag_weight,
     )
+
+
+# ---------------------------------------------------------------- what changed since the last whole read
+
+
+# Contributors seen or retracted this long before a whole read began are read again after it: longer than any
+# contribution's transaction, and than the clocks of the web and worker machines differ.
+CHANGED_MARGIN: Final = dt.timedelta(minutes=10)
+
+
+@dataclass(frozen=True)
+class _WholeRead:
+    """The pool's cells as this process last read them whole (names not folded), and who counted then."""
+
+    cells: Cells
+    counted: frozenset[int]
+    # Contributors seen or retracted from this moment on may have cells the read did not see.
+    changed_from: dt.datetime
+
+
+_last_whole: _WholeRead | None = None
+
+
+def changed_pool_cells(*, decisions: NameDecisions | None = None) -> tuple[Cells, bool]:
+    """The pool's cells as pool_cells reads them, read again only for the contributors whose cells may have
+    changed since this process last read them whole (pool_cells(remember=True)); the rest are that read's.
+    Whole (and True) when there is no such read, or when the merged cells do not add up to the stored ones.
+
+    A contribution changes only its own install's cells, so after one contribution this reads that
+    contributor's cells, not the pool's. For the points the worker publishes first: the whole snapshot
+    that follows them reads the pool whole.
+    """
+    whole = _last_whole
+    if whole is None or not bulk_statements():
+        return pool_cells(decisions=decisions, remember=True), True
+    with one_snapshot():
+        changed = list(
+            Contributor.objects.filter(Q(last_seen__gte=whole.changed_from) | Q(retracted_at__gte=whole.changed_from))
+            .values_list("id", flat=True)
+            .order_by()
+        )
+        fresh, fresh_counted = (
+            _stored_cells(None, None, None, changed) if changed else (_none_of(whole.cells), frozenset())
+        )
+        stored = Cell.objects.in_pool().aggregate(cells=Count("id"), cycles=Sum("hjudged"))
+    cells = _merged(whole.cells, fresh, changed)
+    if len(cells.frame) != stored["cells"] or cells.cycles != (stored["cycles"] or 0):
+        # Cells changed some other way (an operator's command, a migration): read them whole.
+        return pool_cells(decisions=decisions, remember=True), True
+    counted = frozenset(whole.counted - set(changed)) | fresh_counted
+    return _folded(cells, counted, decisions), False
+
+
+def _none_of(cells: Cells) -> Cells:
+    return Cells(cells.frame.iloc[0:0], cells.bag_cell[:0], cells.bag_latency[:0], cells.bag_weight[:0])
+
+
+def _merged(old: Cells, fresh: Cells, changed: list[int]) -> Cells:
+    """`old` with the cells of `changed` replaced by `fresh` (those contributors' cells, read now)."""
+    keep = ~old.frame["contributor"].isin(changed).to_numpy()
+    kept = np.flatnonzero(keep)
+    renumbered = np.full(len(keep), -1, dtype=np.int64)
+    renumbered[kept] = np.arange(len(kept), dtype=np.int64)
+    in_kept = keep[old.bag_cell]
+    return Cells(
+        frame=pd.concat([old.frame.iloc[kept], fresh.frame], ignore_index=True)
+        if len(fresh.frame)
+        else old.frame.iloc[kept].reset_index(drop=True),
+        bag_cell=np.concatenate([renumbered[old.bag_cell[in_kept]], fresh.bag_cell + len(kept)]),
+        bag_latency=np.concatenate([old.bag_latency[in_kept], fresh.bag_latency]),
+        bag_weight=np.concatenate([old.bag_weight[in_kept], fresh.bag_weight]),
+    )
+
+
+def forget_whole_read() -> None:
+    """Drop this process's last whole read (tests; the cells changed under it in a way it cannot see)."""
+    global _last_whole
+    _last_whole = None
 
 
 def cells_fingerprint(cells: Cells, config: ScoringConfig) -> str:

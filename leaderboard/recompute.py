@@ -19,17 +19,18 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.conf import settings
-from django.db import transaction
+from django.db import DatabaseError, connections, transaction
 from django.db.models import Max
 from django.db.models.functions import TruncDate
 from django.utils import timezone
 
+from core.backend import bulk_statements
 from core.times import iso_z
 from ingest.models import Contributor
 from ingest.selectors import retracted_after, retractions_seen
 from ingest.services import hold_retractions
 from leaderboard import cycles_file
-from leaderboard.cells import cells_fingerprint, pool_cells
+from leaderboard.cells import cells_fingerprint, changed_pool_cells, pool_cells
 from leaderboard.coordination import Coordinator, coordinator, exclusive
 from leaderboard.lenses import HARNESSES_KEY, shown_harnesses
 from leaderboard.models import GroupScore, Snapshot
@@ -42,7 +43,8 @@ from leaderboard.published import (
     read_document,
 )
 from leaderboard.selectors import scoring_config
-from scoring.cells import prepare_cells, score_cells
+from scoring import ScoringConfig
+from scoring.cells import Cells, prepare_cells, score_cells
 from scoring.document import Prepared, score_points
 from scoring.shapes import PoolDocument
 
@@ -136,26 +138,16 @@ def _publish_once(*, force: bool, points_first: bool) -> Snapshot | None:
     started = time.perf_counter()
     config = scoring_config()
     decisions = name_decisions()
-    # Read before the cells: they hold nobody whose retraction came up to it (ingest.selectors).
-    seen = retractions_seen()
-    cells = pool_cells(decisions=decisions)
-    log.info("recompute: loaded %d cycles as %d cells", cells.cycles, len(cells.frame))
-    prepared: Prepared | None = None
-    if points_first:
-        # A contribution waits: the fingerprint's hashing and the rows' preparation read the same cells and leave
-        # the GIL for most of their work, so side by side they cost the longer of the two (the prepared rows go
-        # unused only when the pool turns out unchanged).
-        with ThreadPoolExecutor(max_workers=1) as beside:
-            fingerprinted = beside.submit(cells_fingerprint, cells, config)
-            prepared = prepare_cells(cells, config)
-            fingerprint = fingerprinted.result()
-    else:
-        fingerprint = cells_fingerprint(cells, config)
-    demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
-    is_demo = bool(demo_ids) and bool(cells.frame["contributor"].isin(demo_ids).any())
+    # Points first, when a contribution waits: read only the cells contributions changed since this worker last
+    # read the pool whole (cells.changed_pool_cells); the whole snapshot after them reads the pool whole.
+    pool = _read_pool(config, decisions, changed_only=points_first, beside=points_first)
     previous = newest_snapshot()
     # A snapshot stored under another document version is not served (published.read_document): replace it.
-    unchanged = previous is not None and previous.fingerprint == fingerprint and previous.is_demo == is_demo
+    unchanged = (
+        previous is not None
+        and previous.fingerprint == pool.facts.fingerprint
+        and previous.is_demo == pool.facts.is_demo
+    )
     stored = read_document(previous.document) if previous is not None else None
     if not force and previous is not None and unchanged and stored is not None and not intervals_pending(stored):
         log.info("recompute: pool unchanged since snapshot %s", previous.id)
@@ -163,22 +155,64 @@ def _publish_once(*, force: bool, points_first: bool) -> Snapshot | None:
         # before the file was read. Written again here, or the download would refuse until the pool changed.
         cycles_file.write_cycles_export(snapshot_id=previous.id)
         return None
-    harnesses, cycles = shown_harnesses(cells), cells.cycles
-    prepared = prepared or prepare_cells(cells, config)
-    del cells  # the histograms are the prepared rows' pairs now: let them go before the views lay them out
-    facts = _Facts(cycles, fingerprint, is_demo, decisions, seen, harnesses)
     # Points first, when they are news: a pool unchanged since the newest snapshot (forced, its points published
     # by a recompute that then died, or stored under another document version) goes straight to the whole one.
     if points_first and not unchanged:
         now = timezone.now()
-        points = score_points(prepared, config, generated=iso_z(now))
-        _publish_scored(points, {}, facts, now=now, started=started)
+        points = score_points(pool.rows(config), config, generated=iso_z(now))
+        _publish_scored(points, {}, pool.facts, now=now, started=started)
+    if not pool.whole:
+        pool = _read_pool(config, decisions, changed_only=False, beside=True)
     now = timezone.now()
     # Scores, then B3 and rank stability (which never raise: they say what they could not do). The point
-    # scorecards made for the points above are prepared's, reused here.
-    scored = score_cells(prepared, config, generated=iso_z(now), keep_axes=True)
+    # scorecards made for the points above are prepared's, reused here when they were made from the whole pool.
+    scored = score_cells(pool.rows(config), config, generated=iso_z(now), keep_axes=True)
     samples = {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
-    return _publish_scored(scored.document, samples, facts, now=now, started=started)
+    return _publish_scored(scored.document, samples, pool.facts, now=now, started=started)
+
+
+@dataclass
+class _Pool:
+    """The pool as one read found it, and what is published beside its scores."""
+
+    facts: "_Facts"
+    whole: bool  # read whole, not merged from what changed since the last whole read
+    cells: Cells | None
+    prepared: Prepared | None
+
+    def rows(self, config: ScoringConfig) -> Prepared:
+        """The rows prepared for scoring; the cells are let go once they are (the prepared pairs hold them)."""
+        if self.prepared is None:
+            assert self.cells is not None
+            self.prepared, self.cells = prepare_cells(self.cells, config), None
+        return self.prepared
+
+
+def _read_pool(config: ScoringConfig, decisions: dict[str, bool], *, changed_only: bool, beside: bool) -> _Pool:
+    """The pool read whole, or (changed_only) merged from what contributions changed since this process last read
+    it whole. `beside`: prepare the rows while the fingerprint is hashed, for a pool that has surely changed (a
+    contribution waits): both read the same cells and leave the GIL for most of their work, so side by side they
+    cost the longer of the two. Otherwise the rows are prepared only once the fingerprint says the pool changed."""
+    # Read before the cells: they hold nobody whose retraction came up to it (ingest.selectors).
+    seen = retractions_seen()
+    if changed_only:
+        cells, whole = changed_pool_cells(decisions=decisions)
+    else:
+        cells, whole = pool_cells(decisions=decisions, remember=True), True
+    how = "read whole" if whole else "the changed contributors' read again"
+    log.info("recompute: loaded %d cycles as %d cells (%s)", cells.cycles, len(cells.frame), how)
+    prepared = None
+    if beside:
+        with ThreadPoolExecutor(max_workers=1) as hashing:
+            fingerprinted = hashing.submit(cells_fingerprint, cells, config)
+            prepared = prepare_cells(cells, config)
+            fingerprint = fingerprinted.result()
+    else:
+        fingerprint = cells_fingerprint(cells, config)
+    demo_ids = set(Contributor.objects.filter(is_demo=True).values_list("id", flat=True))
+    is_demo = bool(demo_ids) and bool(cells.frame["contributor"].isin(demo_ids).any())
+    facts = _Facts(cells.cycles, fingerprint, is_demo, decisions, seen, shown_harnesses(cells))
+    return _Pool(facts, whole, None if prepared is not None else cells, prepared)
 
 
 @dataclass(frozen=True)
@@ -301,6 +335,20 @@ def _keep_history_bounded(newest: Snapshot) -> None:
     older = Snapshot.objects.exclude(id__in=recent)
     older.exclude(id__in=last_of_day).only("id").delete()
     older.exclude(document={}).update(document={})
+
+
+def remember_pool() -> None:
+    """Read the pool's cells whole and keep them in this process (a worker starting, before its pool forks), so
+    that the first contribution's points read only the cells it changed. The database connection is closed after:
+    no forked process may share it. Without PostgreSQL's cells, or without the database, nothing is kept."""
+    if not bulk_statements():
+        return
+    try:
+        pool_cells(remember=True)
+    except DatabaseError as error:
+        log.warning("recompute: the pool was not read ahead (%s); the first contribution reads it whole", error)
+    finally:
+        connections.close_all()
 
 
 def export_newest_cycles() -> None:

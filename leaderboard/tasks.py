@@ -82,8 +82,11 @@ def recompute_on_start() -> None:
 @worker_init.connect
 def _warm_on_start(**_: Any) -> None:
     # Before the pool forks: each worker process then holds the engine from its start, and a contribution's
-    # recompute pays no import.
+    # recompute pays no import; and the pool's cells, read whole, so that the first contribution's points read
+    # only the cells it changed (leaderboard.cells.changed_pool_cells).
     from leaderboard import cycles_file, recompute, windows  # noqa: F401
+
+    recompute.remember_pool()
 
 
 @worker_ready.connect

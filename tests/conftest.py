@@ -77,6 +77,14 @@ def _use_redis_database_offset(offset: int) -> None:
 
 
 @pytest.fixture(autouse=True)
+def _no_whole_read_remembered() -> None:
+    """A recompute remembers the pool it read whole (leaderboard.cells): no test starts from another's."""
+    from leaderboard.cells import forget_whole_read
+
+    forget_whole_read()
+
+
+@pytest.fixture(autouse=True)
 def _fresh_cache() -> None:
     """Throttle counters and page caches live in the caches (the shared one and the process's own): each test
     starts clean."""

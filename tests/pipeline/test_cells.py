@@ -6,8 +6,10 @@ from datetime import date, timedelta
 import pytest
 from django.utils import timezone
 
+from core.keys import install_hash
+from ingest.models import Contributor, Cycle
 from ingest.services import retract
-from leaderboard.cells import cells_fingerprint, pool_cells
+from leaderboard.cells import cells_fingerprint, changed_pool_cells, forget_whole_read, pool_cells
 from leaderboard.selectors import cycles_frame, scoring_config
 from scoring import ScoringConfig, enrich_document, score_pool
 from scoring.cells import score_cells
@@ -73,3 +75,53 @@ def test_cells_from_postgresql_score_as_the_cycles() -> None:
     retract(install=installs[1], now=timezone.now())
     assert_cells_score_as_cycles(config)
     assert cells_fingerprint(pool_cells(), scoring_config()) != before
+
+
+def _seen_long_ago() -> None:
+    Contributor.objects.update(last_seen=timezone.now() - timedelta(days=1))
+
+
+def test_cells_read_again_only_for_what_changed_equal_a_whole_read() -> None:
+    installs = store_pool()
+    _seen_long_ago()
+    pool_cells(remember=True)
+    # Since: a new contributor, more cycles from one already there, and a retraction.
+    newcomer = make_contributor(seen_for=SEASONED)
+    store_cycles(newcomer, [{**made, "day": date(2026, 6, 3)} for made in drawn_cycles(40, seed=99)])
+    again = Contributor.objects.get(install_hash=install_hash(installs[2]))
+    Contributor.objects.filter(id=again.id).update(last_seen=timezone.now())
+    store_cycles(again, [{**made, "day": date(2026, 6, 20)} for made in drawn_cycles(15, seed=7, key_offset=0xA000)])
+    retract(install=installs[3], now=timezone.now())
+
+    merged, whole = changed_pool_cells()
+    read = pool_cells()
+
+    assert not whole
+    assert cells_fingerprint(merged, scoring_config()) == cells_fingerprint(read, scoring_config())
+    config = ScoringConfig(resamples=20)
+    assert_same(
+        score_cells(merged, config, generated=GENERATED).document,
+        score_cells(read, config, generated=GENERATED).document,
+    )
+
+
+def test_cells_changed_without_a_contribution_are_read_whole() -> None:
+    store_pool()
+    _seen_long_ago()
+    pool_cells(remember=True)
+    # A change no contributor's times show (as an operator's command or a migration would make).
+    Cycle.objects.filter(id__in=Cycle.objects.order_by("id").values("id")[:5]).delete()
+
+    merged, whole = changed_pool_cells()
+
+    assert whole
+    assert cells_fingerprint(merged, scoring_config()) == cells_fingerprint(pool_cells(), scoring_config())
+
+
+def test_without_a_whole_read_to_start_from_the_pool_is_read_whole() -> None:
+    store_pool(contributors=2)
+    forget_whole_read()
+
+    merged, whole = changed_pool_cells()
+
+    assert whole and merged.cycles == pool_cells().cycles

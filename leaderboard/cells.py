@@ -185,7 +185,8 @@ _last_whole: _WholeRead | None = None
 
 def changed_pool_cells(*, decisions: NameDecisions | None = None) -> tuple[Cells, bool]:
     """The pool's cells as pool_cells reads them, read again only for the contributors whose cells may have
-    changed since this process last read them whole (pool_cells(remember=True)); the rest are that read's.
+    changed since this process last read them whole to remember them (pool_cells(remember=True)); the rest are
+    that read's.
     Whole (and True) when there is no such read, or when the merged cells do not add up to the stored ones.
 
     A contribution changes only its own install's cells, so after one contribution this reads that
@@ -194,7 +195,7 @@ def changed_pool_cells(*, decisions: NameDecisions | None = None) -> tuple[Cells
     """
     whole = _last_whole
     if whole is None or not bulk_statements():
-        return pool_cells(decisions=decisions, remember=True), True
+        return pool_cells(decisions=decisions), True
     with one_snapshot():
         changed = list(
             Contributor.objects.filter(Q(last_seen__gte=whole.changed_from) | Q(retracted_at__gte=whole.changed_from))
@@ -208,7 +209,7 @@ def changed_pool_cells(*, decisions: NameDecisions | None = None) -> tuple[Cells
     cells = _merged(whole.cells, fresh, changed)
     if len(cells.frame) != stored["cells"] or cells.cycles != (stored["cycles"] or 0):
         # Cells changed some other way (an operator's command, a migration): read them whole.
-        return pool_cells(decisions=decisions, remember=True), True
+        return pool_cells(decisions=decisions), True
     counted = frozenset(whole.counted - set(changed)) | fresh_counted
     return _folded(cells, counted, decisions), False
 

@@ -30,7 +30,7 @@ from ingest.models import Contributor
 from ingest.selectors import retracted_after, retractions_seen
 from ingest.services import hold_retractions
 from leaderboard import cycles_file
-from leaderboard.cells import cells_fingerprint, changed_pool_cells, pool_cells
+from leaderboard.cells import cells_fingerprint, changed_pool_cells, forget_whole_read, pool_cells
 from leaderboard.coordination import Coordinator, coordinator, exclusive
 from leaderboard.lenses import HARNESSES_KEY, shown_harnesses
 from leaderboard.models import GroupScore, Snapshot
@@ -155,6 +155,10 @@ def _publish_once(*, force: bool, points_first: bool) -> Snapshot | None:
         # before the file was read. Written again here, or the download would refuse until the pool changed.
         cycles_file.write_cycles_export(snapshot_id=previous.id)
         return None
+    if points_first:
+        # The cells this process kept: beside the whole snapshot's they would add to its peak (about 400 MB at ten
+        # million cycles). They are read again once it is published (remember_pool).
+        forget_whole_read()
     # Points first, when they are news: a pool unchanged since the newest snapshot (forced, its points published
     # by a recompute that then died, or stored under another document version) goes straight to the whole one.
     if points_first and not unchanged:
@@ -162,13 +166,17 @@ def _publish_once(*, force: bool, points_first: bool) -> Snapshot | None:
         points = score_points(pool.rows(config), config, generated=iso_z(now))
         _publish_scored(points, {}, pool.facts, now=now, started=started)
     if not pool.whole:
-        pool = _read_pool(config, decisions, changed_only=False, beside=True)
+        pool = _read_pool(config, decisions, changed_only=False, beside=True)  # the whole snapshot reads it whole
     now = timezone.now()
     # Scores, then B3 and rank stability (which never raise: they say what they could not do). The point
     # scorecards made for the points above are prepared's, reused here when they were made from the whole pool.
     scored = score_cells(pool.rows(config), config, generated=iso_z(now), keep_axes=True)
     samples = {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
-    return _publish_scored(scored.document, samples, pool.facts, now=now, started=started)
+    published = _publish_scored(scored.document, samples, pool.facts, now=now, started=started)
+    if points_first:
+        del pool, scored, samples  # the scoring's memory goes before the cells are read again
+        remember_pool(close=False)
+    return published
 
 
 @dataclass
@@ -337,18 +345,20 @@ def _keep_history_bounded(newest: Snapshot) -> None:
     older.exclude(document={}).update(document={})
 
 
-def remember_pool() -> None:
-    """Read the pool's cells whole and keep them in this process (a worker starting, before its pool forks), so
-    that the first contribution's points read only the cells it changed. The database connection is closed after:
-    no forked process may share it. Without PostgreSQL's cells, or without the database, nothing is kept."""
+def remember_pool(*, close: bool = True) -> None:
+    """Read the pool's cells whole and keep them in this process, so that the next contribution's points read only
+    the cells it changed: as a worker starts (before its pool forks: `close` closes the database connection,
+    which no forked process may share), and after each whole snapshot the worker publishes, outside its peak.
+    Without PostgreSQL's cells, or without the database, nothing is kept."""
     if not bulk_statements():
         return
     try:
         pool_cells(remember=True)
     except DatabaseError as error:
-        log.warning("recompute: the pool was not read ahead (%s); the first contribution reads it whole", error)
+        log.warning("recompute: the pool was not read ahead (%s); the next contribution reads it whole", error)
     finally:
-        connections.close_all()
+        if close:
+            connections.close_all()
 
 
 def export_newest_cycles() -> None:

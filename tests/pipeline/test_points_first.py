@@ -10,7 +10,6 @@ import pytest
 from django.conf import settings
 from django.test import Client
 
-from leaderboard.coordination import coordinator
 from leaderboard.recompute import publish
 from pages.wording import INTERVALS_PENDING_NOTE
 from tests.cycles.stored import make_contributor, make_cycles
@@ -28,13 +27,8 @@ NOTE = INTERVALS_PENDING_NOTE.split(":")[0]
 
 @pytest.fixture
 def slow_worker() -> Iterator[Any]:
-    workers.forget_queued_recomputes(coordinator())
-    process = workers.start_worker()
-    try:
-        workers.wait_for_worker(process)
+    with workers.running_worker() as process:
         yield process
-    finally:
-        workers.stop(process)
 
 
 def served_meta(client: Client) -> dict[str, Any]:

@@ -3,6 +3,8 @@
 import datetime as dt
 import time
 import uuid
+from collections.abc import Iterator
+from typing import Any
 
 import psycopg
 import pytest
@@ -40,14 +42,9 @@ def envelope(rows: int, *, builder: str = "kimi-k3") -> dict[str, object]:
 
 
 @pytest.fixture
-def worker():
-    workers.forget_queued_recomputes(coordinator())
-    process = workers.start_worker()
-    try:
-        workers.wait_for_worker(process)
+def worker() -> Iterator[Any]:
+    with workers.running_worker() as process:
         yield process
-    finally:
-        workers.stop(process)
 
 
 def test_it_shows_a_contribution_in_the_rankings_within_15_seconds(worker, client: Client) -> None:

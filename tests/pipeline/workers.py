@@ -16,7 +16,7 @@ from typing import IO
 from django.conf import settings
 from django.db import connection
 
-from leaderboard.coordination import Coordinator
+from leaderboard.coordination import Coordinator, coordinator
 from leaderboard.models import Snapshot
 from leaderboard.recompute import publish
 from pragmatikos.celery import app as celery_app
@@ -137,6 +137,18 @@ def publish_then_store_more() -> Snapshot:
     assert old is not None
     make_cycles(make_contributor(), count=4000, seed=8, key_offset=10_000)
     return old
+
+
+@contextmanager
+def running_worker() -> Iterator[subprocess.Popen[bytes]]:
+    """A Celery worker that has started, with no recompute queued before it; stopped after."""
+    forget_queued_recomputes(coordinator())
+    process = start_worker()
+    try:
+        wait_for_worker(process)
+        yield process
+    finally:
+        stop(process)
 
 
 @contextmanager

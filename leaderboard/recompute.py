@@ -166,6 +166,7 @@ def _publish_once(*, force: bool, points_first: bool) -> Snapshot | None:
         points = score_points(pool.rows(config), config, generated=iso_z(now))
         _publish_scored(points, {}, pool.facts, now=now, started=started)
     if not pool.whole:
+        del pool  # the merged cells go before the whole read, not after it
         pool = _read_pool(config, decisions, changed_only=False, beside=True)  # the whole snapshot reads it whole
     now = timezone.now()
     # Scores, then B3 and rank stability (which never raise: they say what they could not do). The point
@@ -206,7 +207,8 @@ def _read_pool(config: ScoringConfig, decisions: dict[str, bool], *, changed_onl
     if changed_only:
         cells, whole = changed_pool_cells(decisions=decisions)
     else:
-        cells, whole = pool_cells(decisions=decisions, remember=True), True
+        # Not remembered: kept through the scoring they would add to its peak (remember_pool reads them after).
+        cells, whole = pool_cells(decisions=decisions), True
     how = "read whole" if whole else "the changed contributors' read again"
     log.info("recompute: loaded %d cycles as %d cells (%s)", cells.cycles, len(cells.frame), how)
     prepared = None

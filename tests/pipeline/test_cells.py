@@ -2,6 +2,7 @@
 
 import uuid
 from datetime import date, timedelta
+from typing import Any
 
 import pytest
 from django.utils import timezone
@@ -9,6 +10,7 @@ from django.utils import timezone
 from core.keys import install_hash
 from ingest.models import Contributor, Cycle
 from ingest.services import retract
+from leaderboard import recompute
 from leaderboard.cells import cells_fingerprint, changed_pool_cells, forget_whole_read, pool_cells
 from leaderboard.selectors import cycles_frame, scoring_config
 from scoring import ScoringConfig, enrich_document, score_pool
@@ -125,3 +127,25 @@ def test_without_a_whole_read_to_start_from_the_pool_is_read_whole() -> None:
     merged, whole = changed_pool_cells()
 
     assert whole and merged.cycles == pool_cells().cycles
+
+
+def test_a_whole_snapshot_keeps_no_cells_through_its_scoring(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Cells kept while the resampling runs would add to its memory peak (bench/recompute.py): a whole snapshot
+    keeps none, and the worker's points-first publish reads them again only once its snapshot is published."""
+    store_pool(contributors=2)
+    kept_while_scoring: list[bool] = []
+
+    def score_and_look(*args: Any, **kwargs: Any) -> Any:
+        kept_while_scoring.append(not changed_pool_cells()[1])
+        return score_cells(*args, **kwargs)
+
+    monkeypatch.setattr(recompute, "score_cells", score_and_look)
+    recompute.publish(force=True)
+    whole_after_a_whole_snapshot = changed_pool_cells()[1]
+    newcomer = make_contributor(seen_for=SEASONED)
+    store_cycles(newcomer, [{**made, "day": date(2026, 6, 3)} for made in drawn_cycles(20, seed=98)])
+    recompute.publish(points_first=True)
+
+    assert kept_while_scoring == [False, False]
+    assert whole_after_a_whole_snapshot
+    assert not changed_pool_cells()[1]  # remembered once the worker's snapshot was published

@@ -23,7 +23,7 @@ import numpy as np
 import numpy.typing as npt
 
 from scoring.axis_samples import log_values, quantise
-from scoring.cell_medians import BinnedBag, binned_group_bags, binned_pool_bag
+from scoring.cell_medians import BinnedBag, bag_weights, binned_group_bags, binned_pool_bag
 from scoring.finishing import adjusted, score_of_adjusted
 from scoring.scorecard import bounds_of, group_bags, members, pool_bag_pairs, stable_order_by
 from scoring.shapes import AXES, EVIDENCE_K, INTERVAL_LEVEL, BoolArray, FloatArray, IntArray
@@ -33,7 +33,7 @@ if TYPE_CHECKING:  # the pages read t_factor as Django starts; the engine's rows
     from scoring.judged import Contributions
 
 # Draw counts per chunk (resamples x cells); a few arrays of this size are alive at once.
-CHUNK_CELLS = 4_000_000
+CHUNK_CELLS = 2_000_000
 SCORE_RANGE = (0.0, 100.0)
 
 
@@ -81,32 +81,23 @@ def resample_layout(
     for s, column in enumerate(contributions.columns):
         cell_columns[s] = np.bincount(cell_of_row, weights=column[rows], minlength=len(cell_keys))
     cells_per_group = np.bincount(cell_keys // width, minlength=groups)
-    # The rows' latency pairs named by their cell: group by group (latency order inside each), and all together
-    # in latency order, as they come.
-    cell_of = np.full(len(codes), -1, dtype=np.int32)  # a bag keeps its pairs' cells in 32 bits
+    # Each pair named by its cell (-1 outside the view) with its weight, both in the 32 bits a bag keeps them in:
+    # at ten million cycles a pair-sized array of 64 bits is ~70 MB, and two views are laid out at once.
+    cell_of = np.full(len(codes), -1, dtype=np.int32)
     cell_of[rows] = cell_of_row
+    pair_cell, pair_weight = cell_of[contributions.pair_row], bag_weights(contributions.pair_steps)
     cell_bounds = bounds_of(cells_per_group)
+    # The group bags' pairs group by group (latency order inside each), the pool's all together in latency order.
     bag, bag_bounds = group_bags(codes, ranked, contributions)
-    bags = binned_group_bags(
-        contributions.pair_latency[bag],
-        cell_of[contributions.pair_row[bag]],
-        contributions.pair_steps[bag],
-        bag_bounds,
-        cell_bounds,
-    )
+    bags = binned_group_bags(contributions.pair_latency[bag], pair_cell[bag], pair_weight[bag], bag_bounds, cell_bounds)
     del bag
     pool = pool_bag_pairs(codes, ranked, contributions)
-    if len(pool) == len(contributions.pair_row):  # every pair (every group ranked): no copies
-        pool_bag = binned_pool_bag(
-            contributions.pair_latency, cell_of[contributions.pair_row], contributions.pair_steps, len(cell_keys)
-        )
-    else:
-        pool_bag = binned_pool_bag(
-            contributions.pair_latency[pool],
-            cell_of[contributions.pair_row[pool]],
-            contributions.pair_steps[pool],
-            len(cell_keys),
-        )
+    pool_pairs = (contributions.pair_latency, pair_cell, pair_weight)
+    if len(pool) < len(contributions.pair_row):  # not every group ranked: the pool's pairs copied, the rest let go
+        pool_pairs = (contributions.pair_latency[pool], pair_cell[pool], pair_weight[pool])
+    del pool, pair_cell, pair_weight
+    pool_bag = binned_pool_bag(*pool_pairs, len(cell_keys))
+    del pool_pairs
     return ResampleLayout(
         rows=rows,
         bounds=bounds_of(np.bincount(row_group, minlength=groups)),

@@ -40,7 +40,12 @@ class BinnedBag:
 
     @classmethod
     def of(
-        cls, latency: FloatArray, pair_cell: IntArray | SmallIntArray, weight: IntArray, first_cell: int, cells: int
+        cls,
+        latency: FloatArray,
+        pair_cell: IntArray | SmallIntArray,
+        weight: IntArray | SmallIntArray,
+        first_cell: int,
+        cells: int,
     ) -> "BinnedBag":
         """`latency` ascending; `pair_cell` from 0 to cells - 1."""
         pairs = len(latency)
@@ -53,12 +58,15 @@ class BinnedBag:
         if len(run_bounds) == 1:  # no pairs: one empty run
             run_bounds = np.zeros(2, dtype=np.int64)
         runs = len(run_bounds) - 1
-        run_of_pair = np.repeat(np.arange(runs, dtype=np.int64), np.diff(run_bounds))
-        per_run = np.bincount(pair_cell * runs + run_of_pair, weights=weight, minlength=cells * runs)
-        through: FloatArray = np.cumsum(per_run.reshape(cells, runs), axis=1, dtype=np.float64)
+        # Run by run: one bincount over all pairs would need pair-sized keys (three such arrays at ten million).
+        through: FloatArray = np.empty((cells, runs), dtype=np.float64)
+        for k in range(runs):
+            span = slice(int(run_bounds[k]), int(run_bounds[k + 1]))
+            through[:, k] = np.bincount(pair_cell[span], weights=weight[span], minlength=cells)
+        np.cumsum(through, axis=1, out=through)
         # The pairs are kept for the second stage in 32 bits: a bag is held per group and view.
         return cls(
-            first_cell, cells, latency, pair_cell.astype(np.int32, copy=False), _int32(weight), run_bounds, through
+            first_cell, cells, latency, pair_cell.astype(np.int32, copy=False), bag_weights(weight), run_bounds, through
         )
 
     def medians(self, counts: IntArray) -> FloatArray:
@@ -82,7 +90,8 @@ class BinnedBag:
         return out
 
 
-def _int32(weight: IntArray | SmallIntArray) -> SmallIntArray:
+def bag_weights(weight: IntArray | SmallIntArray) -> SmallIntArray:
+    """Pair weights in the 32 bits a bag keeps them in (no copy when they are already)."""
     if len(weight) and int(weight.max()) >= 2**31:
         raise ValueError("a latency weight beyond 32 bits")
     return weight.astype(np.int32, copy=False)
@@ -91,7 +100,7 @@ def _int32(weight: IntArray | SmallIntArray) -> SmallIntArray:
 def binned_group_bags(
     latency: FloatArray,
     bag_cell: IntArray | SmallIntArray,
-    weight: IntArray,
+    weight: IntArray | SmallIntArray,
     bag_bounds: IntArray,
     cell_bounds: IntArray,
 ) -> tuple[BinnedBag, ...]:
@@ -105,6 +114,8 @@ def binned_group_bags(
     return tuple(bags)
 
 
-def binned_pool_bag(latency: FloatArray, bag_cell: IntArray | SmallIntArray, weight: IntArray, cells: int) -> BinnedBag:
+def binned_pool_bag(
+    latency: FloatArray, bag_cell: IntArray | SmallIntArray, weight: IntArray | SmallIntArray, cells: int
+) -> BinnedBag:
     """All groups' pairs together, `latency` ascending, as one bag over every cell (A4's pool median)."""
     return BinnedBag.of(latency, bag_cell, weight, 0, cells)

@@ -80,29 +80,37 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
     totals = card.sums[ranked_ids]
 
     # Each group's latency without the cell's contributor: one query per cell whose contributor has pairs there.
+    # Pair-sized arrays (~70 MB each at 10M cycles) are let go as soon as what they give is made: one bag layout
+    # at a time, and only the arrays reduced_medians reads alive while it runs.
     bag, bag_bounds = group_bags(codes, card.ranked, contributions)
     bag_rows = contributions.pair_row[bag]
     bag_cell = ranked_group[bag_rows] * contributors + who[bag_rows]
+    del bag_rows
     cell_latency = card.raw[ranked_ids[cell_group], A["lat"]].copy()
     with_pairs = np.flatnonzero(np.isin(cells, _distinct(bag_cell, groups * contributors)[0], assume_unique=True))
     if len(with_pairs):
+        bag_latency, bag_steps = contributions.pair_latency[bag], contributions.pair_steps[bag]
+        del bag
         ones = np.ones(len(with_pairs), dtype=np.int64)
         cell_latency[with_pairs] = reduced_medians(
-            contributions.pair_latency[bag],
-            contributions.pair_steps[bag],
+            bag_latency,
+            bag_steps,
             bag_bounds,
             cell_group[with_pairs],
             Removal(query=np.arange(len(with_pairs)), kind=0 * ones, code=cells[with_pairs], sign=ones),
             (bag_cell,),
         )
-
-    del bag, bag_rows, bag_cell  # one bag layout at a time: at 10M cycles each array is ~70 MB
+        del bag_latency, bag_steps
+    del bag_cell
 
     # The pool's latency in each run: all ranked groups' pairs together, less the contributor's, less the groups
     # that the contributor's leaving drops below the ranking threshold (their other contributors' pairs).
     pool = pool_bag_pairs(codes, card.ranked, contributions)
     pool_rows = contributions.pair_row[pool]
     pool_group, pool_who = ranked_group[pool_rows], who[pool_rows]
+    del pool_rows
+    pool_latency_pairs, pool_steps = contributions.pair_latency[pool], contributions.pair_steps[pool]
+    del pool
     dropped = np.flatnonzero(totals[cell_group, S["hjudged"]] - cell_sums[:, S["hjudged"]] < config.min_judged)
     # Only the cells whose leaving drops their group are ever left out as cells: only their pairs get that class.
     pool_cell = pool_group * contributors + pool_who
@@ -110,9 +118,9 @@ def _leave_one_out(prepared: Prepared, view: str, config: ScoringConfig) -> _Lea
     runs = np.arange(contributors)
     ones, dropped_ones = np.ones(contributors, dtype=np.int64), np.ones(len(dropped), dtype=np.int64)
     pool_latency = reduced_medians(
-        contributions.pair_latency[pool],
-        contributions.pair_steps[pool],
-        np.array([0, len(pool)], dtype=np.int64),
+        pool_latency_pairs,
+        pool_steps,
+        np.array([0, len(pool_steps)], dtype=np.int64),
         np.zeros(contributors, dtype=np.int64),
         Removal(
             query=np.concatenate((runs, cell_run[dropped], cell_run[dropped])),

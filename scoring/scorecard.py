@@ -22,12 +22,13 @@ if TYPE_CHECKING:  # annotations only: the engine's rows (and pandas) load with 
 
 def stable_order_by(codes: IntArray, groups: int) -> IntArray:
     """Stable argsort of codes in [0, groups): numpy's radix sort on 16 bits, in two passes up to 32 bits."""
+    # copy=False: argsort's indices are 64 bits already where numpy runs, and a copy of them is pair-sized.
     if groups <= 2**16:
-        return np.argsort(codes.astype(np.uint16), kind="stable").astype(np.int64)
+        return np.argsort(codes.astype(np.uint16), kind="stable").astype(np.int64, copy=False)
     if groups > 2**32:
-        return np.argsort(codes, kind="stable").astype(np.int64)
+        return np.argsort(codes, kind="stable").astype(np.int64, copy=False)
     low = np.argsort((codes & 0xFFFF).astype(np.uint16), kind="stable")
-    return low[np.argsort((codes[low] >> 16).astype(np.uint16), kind="stable")].astype(np.int64)
+    return low[np.argsort((codes[low] >> 16).astype(np.uint16), kind="stable")].astype(np.int64, copy=False)
 
 
 def bounds_of(sizes: IntArray) -> IntArray:
@@ -51,6 +52,7 @@ def group_bags(codes: IntArray, keep: BoolArray, contributions: Contributions) -
     pair_codes = codes[contributions.pair_row[pairs]]
     order = stable_order_by(pair_codes, len(keep))
     sizes = np.bincount(pair_codes, minlength=len(keep))[keep]
+    del pair_codes  # pair-sized: gone before the bag is
     return pairs[order], bounds_of(sizes)
 
 

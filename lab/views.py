@@ -18,7 +18,7 @@ from lab.summary import Row, summary_rows
 from leaderboard.published import Lazy
 from pages.contexts import colours_of
 from pages.serving import cached_page, render_page
-from scoring.shapes import View
+from scoring.shapes import PoolDocument, View
 
 VIEW_WORDS = {field.PAIRING_VIEW: "Pairings", field.MODEL_VIEW: "Models"}
 # Rows shown before a table folds the rest away, so a source reads in a glance; a fold hides at least FOLD_MIN.
@@ -83,7 +83,9 @@ def lab(request: HttpRequest) -> HttpResponse:
 def agreement_context(document: Mapping[str, Any] | None, rows: list[Row], titles: dict[str, str]) -> dict[str, Any]:
     """Per source, its rank agreement with the field and the scatter of the models both rank, in family colours."""
     model_view = field.view_document(document, field.MODEL_VIEW)  # {} before the first snapshot
-    colours, legend = colours_of(cast(View, model_view), field.MODEL_VIEW) if model_view else ({}, [])
+    colours, legend = (
+        colours_of(cast(View, model_view), field.MODEL_VIEW, cast(PoolDocument, document)) if model_view else ({}, [])
+    )
     agreement = field.rank_agreement(document, rows)
     charts_by_source = [
         {

@@ -1,5 +1,5 @@
 """Windows of a ranking: the pages' presets and custom days, pool.json's since/until, and a harness lens (read
-from the query by pages.query), computed on demand, at most WINDOW_SLOTS at once (each client one at a time, the
+from the query by pages.windowed), computed on demand, at most WINDOW_SLOTS at once (each client one at a time, the
 same window once), and cached per snapshot. The contract accepts no cycle before its first day or after tomorrow,
 so no window reaching outside those days could differ from one inside them. A window may also narrow the pool
 to one harness's cycles (?harness=); whether the pool has that harness is the snapshot's to say (lenses.py).

@@ -25,7 +25,7 @@ from leaderboard.windows import (
     from_snapshot,
     scoped_document,
 )
-from pages.query import read_days, read_harness
+from pages.windowed import read_days, read_harness
 from scoring.shapes import VIEWS
 
 # A day, or empty for no bound; the range moves with the clock, so it is said in words.

@@ -18,7 +18,7 @@ from django.urls import reverse
 from ingest.selectors import demo_set_aside
 from leaderboard.lenses import published_harnesses
 from leaderboard.published import Published, intervals_pending
-from leaderboard.selectors import HistoryRow, configured_method, scoring_config
+from leaderboard.selectors import HistoryRow, configured_method
 from leaderboard.windows import Window
 from pages.charts import (
     HistoryPoint,
@@ -43,8 +43,8 @@ from pages.presenters import (
     variance_share_words,
     view_colours,
 )
-from pages.query import lens_query, window_query
 from pages.verdict import verdict
+from pages.windowed import lens_query, window_query
 from pages.wording import (
     ADJUSTED_ODDS_WORDS,
     AXES,
@@ -71,6 +71,7 @@ from pages.wording import (
 )
 from scoring.bootstrap import t_factor
 from scoring.shapes import (
+    DEFAULT_FAMILY_PATTERN,
     DOMINATED_SHARE,
     INTERVAL_LEVEL,
     PAIRING_VIEWS,
@@ -180,7 +181,7 @@ def leaderboard_context(
     context["harnesses"] = published_harnesses(document)
     view_doc = document["views"][view]
     view_meta = view_doc["meta"]
-    colours, legend = colours_of(view_doc, view)
+    colours, legend = colours_of(view_doc, view, document)
     rows = leaderboard_rows(view_doc, colours)
     domain = score_domain(rows)
     for row in rows:
@@ -262,17 +263,18 @@ def provisional_context(view_doc: View, label: str) -> dict[str, Any] | None:
     return {"provisional": found[0], "axes": AXES} if found else None
 
 
-def colours_of(view_doc: View, view: str) -> tuple[dict[str, str], list[tuple[str, str]]]:
-    """Each group's family colour and the view's legend, families read with the configured pattern."""
-    return view_colours(view_doc, view, scoring_config().family_pattern)
+def colours_of(view_doc: View, view: str, document: PoolDocument) -> tuple[dict[str, str], list[tuple[str, str]]]:
+    """Each group's family colour and the view's legend, families read with the pattern the document was scored with
+    (a page about one snapshot colours as that snapshot grouped, whatever the configuration says since)."""
+    return view_colours(view_doc, view, document["meta"].get("familyPattern") or DEFAULT_FAMILY_PATTERN)
 
 
 def group_context(
-    group: GroupRow, view_doc: View, *, view: str, label: str, history: list[HistoryRow]
+    group: GroupRow, view_doc: View, *, view: str, label: str, history: list[HistoryRow], document: PoolDocument
 ) -> dict[str, Any]:
-    """A ranked group: its row, axes against the pool, tiers, interval and score history."""
+    """A ranked group (of `document`'s view): its row, axes against the pool, tiers, interval and score history."""
     rows = axis_rows(group, view_doc)
-    row = row_for(view_doc, label, colours_of(view_doc, view)[0])
+    row = row_for(view_doc, label, colours_of(view_doc, view, document)[0])
     points = [HistoryPoint(*point) for point in history]
     lo, hi = interval(group)
     return {

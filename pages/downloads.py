@@ -49,9 +49,8 @@ from core.times import iso_z
 from leaderboard import cycles_file, served_exports
 from leaderboard.published import Lazy, serving_snapshot
 from pages import presenters, wording
-from pages.query import WINDOW_PARAMETERS, read_window
 from pages.serving import chosen_view, render_page
-from pages.windowed import windowed_document
+from pages.windowed import WINDOW_PARAMETERS, read_window, windowed_document
 from scoring.shapes import PAIRING_VIEWS, View
 
 # How soon to ask again while the newest snapshot's export is being written.

@@ -16,7 +16,7 @@ from leaderboard.windows import Window
 from pages.charts import OKABE_ITO, interval_bar
 from pages.contexts import lens_context, page_context
 from pages.presenters import EFFORT_VIEWS, interval, planner_and_builder, rank_text
-from pages.query import WINDOW_NAMES, lens_query, window_query
+from pages.windowed import WINDOW_NAMES, lens_query, window_query
 from pages.wording import VIEW_TITLES, WINDOW_TITLES
 from scoring.shapes import PAIRING_VIEWS, GroupRow, PoolDocument, ProvisionalRow, View
 

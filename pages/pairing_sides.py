@@ -19,7 +19,7 @@ from pages.contexts import colours_of
 from pages.presenters import leaderboard_rows, planner_and_builder
 from pages.verdict import described, surely_ahead
 from pages.wording import INTERVAL_PERCENT
-from scoring.shapes import GroupRow, View
+from scoring.shapes import GroupRow, PoolDocument, View
 
 Side = Literal["builder", "planner"]
 OTHER_SIDE: Final[dict[Side, Side]] = {"builder": "planner", "planner": "builder"}
@@ -127,7 +127,7 @@ def side_panel(rows: list[dict[str, Any]], view_doc: View, *, kept: Side, name: 
     return SidePanel(kept, name, key, tuple(shown), separated, sentence, waiting, chart)
 
 
-def sides_context(view_doc: View, *, view: str, label: str, group: GroupRow) -> dict[str, Any]:
+def sides_context(view_doc: View, *, view: str, label: str, group: GroupRow, document: PoolDocument) -> dict[str, Any]:
     """The pairing page's two panels: same builder with each planner first (the seed's question), then the mirror.
 
     Empty for the single-model views.
@@ -136,7 +136,7 @@ def sides_context(view_doc: View, *, view: str, label: str, group: GroupRow) -> 
     if sides is None:
         return {"side_panels": []}
     planner, builder = sides
-    rows = leaderboard_rows(view_doc, colours_of(view_doc, view)[0])
+    rows = leaderboard_rows(view_doc, colours_of(view_doc, view, document)[0])
     return {
         "side_panels": [
             side_panel(rows, view_doc, kept="builder", name=builder, label=label, key="same-builder"),

@@ -2,8 +2,8 @@
 
 Every page costs at most three queries on a cache miss (the generation, the snapshot, and one of:
 score history, cycles for a window, the two groups' stored bootstrap samples) and none on a hit.
-The views fetch (selectors, windows, comparisons) and answer; what a page prints is put together in contexts.py
-from presenters.py's pieces.
+The views fetch (the published snapshot, windows, comparisons) and answer; what a page prints is put together in
+contexts.py from presenters.py's pieces.
 """
 
 from collections.abc import Callable
@@ -33,9 +33,8 @@ from pages.compare import (
     switch_context,
 )
 from pages.lenses import lens_scores, partial_if_pending
-from pages.query import lens_parts, read_window
 from pages.serving import cached_page, chosen_view, render_page
-from pages.windowed import Windowed, windowed_document, windowed_page
+from pages.windowed import Windowed, lens_parts, read_window, windowed_document, windowed_page
 from scoring import Comparison
 from scoring.compare_axes import AxisDifference
 from scoring.shapes import PAIRING_VIEWS, PoolDocument, View
@@ -135,8 +134,11 @@ def pairing(request: HttpRequest) -> HttpResponse:
             return partial_if_pending(render_page("pages/provisional.html", context | provisional), lenses)
         # The score history is of the published snapshots: the whole pool's.
         history = selectors.score_history(view, label, points=HISTORY_POINTS) if window.is_snapshot else []
-        context.update(contexts.group_context(group, view_doc, view=view, label=label, history=history))
-        context.update(pairing_sides.sides_context(view_doc, view=view, label=label, group=group))
+        document = snapshot.document
+        context.update(
+            contexts.group_context(group, view_doc, view=view, label=label, history=history, document=document)
+        )
+        context.update(pairing_sides.sides_context(view_doc, view=view, label=label, group=group, document=document))
         context["in_the_lab"] = lab_links.in_the_lab(view, label)
         return partial_if_pending(render_page("pages/pairing.html", context), lenses)
 
@@ -167,7 +169,9 @@ def compare(request: HttpRequest) -> HttpResponse:
         kept = False
         if chosen_a != chosen_b:
             difference, axes, kept = compared(snapshot.id, view, group_a, group_b, window)
-        context.update(comparison_context(view_doc, group_a, group_b, view=view, difference=difference))
+        context.update(
+            comparison_context(view_doc, group_a, group_b, view=view, difference=difference, document=snapshot.document)
+        )
         if chosen_a != chosen_b:
             context.update(switch_context(difference, group_a, group_b, axes, kept) | advantages_context(axes, kept))
         return render_page("pages/compare.html", context)

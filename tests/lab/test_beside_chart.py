@@ -2,7 +2,7 @@
 
 import re
 from io import StringIO
-from typing import Any
+from typing import Any, cast
 
 from django.core.management import call_command
 from django.test import Client
@@ -10,6 +10,7 @@ from django.test import Client
 from lab import selectors, stats
 from pages.charts import OKABE_ITO, OTHER_COLOUR
 from pages.contexts import colours_of
+from scoring.shapes import PoolDocument
 from tests.lab.conftest import AKITA
 
 DOT = re.compile(r'<circle cx="([\d.]+)" cy="([\d.]+)" r="5" fill="(#[0-9A-Fa-f]{6})"[^>]*><title>([^<]+)</title>')
@@ -43,7 +44,7 @@ def test_it_draws_field_score_against_lab_grade(demo_document: dict[str, Any], c
     by_lab = sorted(grades, key=lambda m: grades[m])
     assert [dots[m][1] for m in by_lab] == sorted((dots[m][1] for m in by_lab), reverse=True)
     # The field's own family colours.
-    colours = colours_of(demo_document["views"]["model"], "model")[0]
+    colours = colours_of(demo_document["views"]["model"], "model", cast(PoolDocument, demo_document))[0]
     for model, (_, _, colour) in dots.items():
         assert colour == colours[model] and colour in (*OKABE_ITO, OTHER_COLOUR)
     assert 'class="dot-label"' in chart

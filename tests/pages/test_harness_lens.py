@@ -20,7 +20,7 @@ from leaderboard.models import Snapshot
 from leaderboard.selectors import scoring_config
 from leaderboard.windows import scope_key
 from pages.compare import compared
-from pages.query import read_window
+from pages.windowed import read_window
 from scoring import compare_groups, score_pool
 from scoring.axis_samples import decode
 from scoring.compare_axes import compare_axes_from_samples

@@ -7,16 +7,18 @@ Loads N generated cycles into a scratch database (<name>_bench_freshness, droppe
 recompute.py's pool, the cells' triggers included), times one PostgreSQL GROUP BY of the modelCombo sums (the
 baseline every ratio divides by), then runs `manage.py recompute` as an operator would (its time from spawn to
 exit, and the snapshot's own compute time). Then it starts the processes a user meets: gunicorn as deployed
-(deploy/gunicorn.conf.py) and a Celery worker (prefork, one child, as deployed), waits until the worker is idle
-and no new snapshot has appeared for --settle seconds, POSTs 10 cycles from a new install to
-/api/v1/contributions over HTTP, and polls /api/v1/pool.json until a snapshot that read them is served (their
-points, counts and order) and until one with their intervals is (meta "intervals" not "pending").
+(deploy/gunicorn.conf.py) behind Caddy (deploy/Caddyfile, TLS on localhost) and a Celery worker (prefork, one
+child, as deployed), waits until the worker is idle and no new snapshot has appeared for --settle seconds, POSTs
+10 cycles from a new install to /api/v1/contributions over HTTPS through Caddy, and polls /api/v1/pool.json until
+a snapshot that read them is served (their points, counts and order) and until one with their intervals is (meta
+"intervals" not "pending").
 """
 
 import argparse
 import http.client
 import json
 import os
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -34,6 +36,7 @@ sys.path.insert(0, str(REPO))
 
 from bench.recompute import best_group_by, generate  # noqa: E402
 from bench.scratch import deployed_gunicorn, recreate_database, server_environment, tear_down, with_database  # noqa: E402
+from tests.caddy import LocalhostHTTPS, start_caddy, wait_for_tls  # noqa: E402
 
 POLL_SECONDS = 0.05
 CONTRIBUTED_ROWS = 10
@@ -48,14 +51,17 @@ def manage(env: dict[str, str], *args: str) -> float:
 
 
 class Api:
-    """One keep-alive connection to the gunicorn under test."""
+    """One keep-alive HTTPS connection to Caddy (deploy/Caddyfile) in front of the gunicorn under test."""
 
-    def __init__(self, port: int) -> None:
-        self.port = port
-        self.conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+    def __init__(self, port: int, tls: ssl.SSLContext) -> None:
+        self.port, self.tls = port, tls
+        self.conn = self.connect()
+
+    def connect(self) -> http.client.HTTPConnection:
+        return LocalhostHTTPS("127.0.0.1", self.port, timeout=30, context=self.tls)
 
     def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> tuple[int, bytes]:
-        headers = {"Host": "127.0.0.1"}
+        headers = {"Host": "localhost"}
         data = None
         if body is not None:
             data = json.dumps(body).encode()
@@ -65,7 +71,7 @@ class Api:
             response = self.conn.getresponse()
         except (OSError, http.client.HTTPException):
             self.conn.close()
-            self.conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+            self.conn = self.connect()
             return 0, b""
         return response.status, response.read()
 
@@ -151,7 +157,14 @@ def main() -> None:
     recreate_database(base_url, scratch)
     redis.Redis.from_url(redis_url).flushdb()
     # Contributions from one loopback address: the ingest's per-address limit is not what is measured.
-    env = server_environment(scratch_url, redis_url, name="freshness", INGEST_RATE_PER_ADDRESS="100000/hour")
+    env = server_environment(
+        scratch_url,
+        redis_url,
+        name="freshness",
+        INGEST_RATE_PER_ADDRESS="100000/hour",
+        ALLOWED_HOSTS="localhost",
+        BEHIND_TLS_PROXY="1",
+    )
     folder = Path(tempfile.mkdtemp(prefix="bench-freshness-"))
     log = folder / "worker.log"
     processes: list[subprocess.Popen[bytes] | None] = []
@@ -171,8 +184,10 @@ def main() -> None:
         compute = float(row[0]) if row and row[0] is not None else float("nan")
         web, port = deployed_gunicorn(env)
         processes.append(web)
+        caddy = start_caddy(folder, port)
+        processes.append(caddy.process)
+        api = Api(caddy.https_port, wait_for_tls(caddy))
         processes.append(start_worker(env, log))
-        api = Api(port)
         before = settle(api, redis_url, log, args.settle)
         answered, points, intervals, gained = contribute_and_watch(api, before, args.timeout)
         print(f"PostgreSQL GROUP BY, modelCombo sums (baseline):       {baseline:7.2f} s  (best of 3)")
@@ -195,7 +210,8 @@ def main() -> None:
         )
         print(f"  judged cycles the board gained: {gained}")
         print(
-            "  each POST figure includes: the API's checks and COPY (the cells' triggers), the commit's queueing "
+            "  each POST figure includes: Caddy's TLS and proxying both ways (one kept-alive connection), the API's "
+            "checks and COPY (the cells' triggers), the commit's queueing "
             "of a recompute, the warm worker taking it, reading the cells, scoring, publishing, and gunicorn "
             "serving the new snapshot (each web process looks again within 1 s); polled every "
             f"{POLL_SECONDS * 1000:.0f} ms"

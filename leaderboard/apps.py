@@ -9,13 +9,8 @@ class LeaderboardConfig(AppConfig):
         # The ingest announces changed cycles, and a publish its snapshot, through signals, so that neither
         # imports what follows from them: connected here (with the ingest's hook), once, whatever module is
         # imported first.
-        from core.memory import map_large_blocks
         from ingest import hooks
         from leaderboard import published, tasks
-
-        # The recompute and the day windows free arrays of tens of MB by the hundred: each given back as it goes
-        # (core.memory), in every process that scores, the worker's pool included (set before it forks).
-        map_large_blocks()
 
         hooks.cycles_changed.connect(tasks.request_recompute, dispatch_uid="leaderboard.recompute")
         # The ingest reports the newest published ranking's id (its 202, the stats) without importing this app.

@@ -149,3 +149,24 @@ def test_a_whole_snapshot_keeps_no_cells_through_its_scoring(monkeypatch: pytest
     assert kept_while_scoring == [False, False]
     assert whole_after_a_whole_snapshot
     assert not changed_pool_cells()[1]  # remembered once the worker's snapshot was published
+
+
+def test_a_publish_first_gives_back_what_earlier_work_freed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Freed memory kept in other threads' arenas would sit under the recompute's peak (bench/README.md)."""
+    store_pool(contributors=2)
+    order: list[str] = []
+
+    def trim() -> bool:
+        order.append("trim")
+        return True
+
+    def read(**kwargs: Any) -> Any:
+        order.append("read")
+        return pool_cells(**kwargs)
+
+    monkeypatch.setattr(recompute, "return_freed_memory", trim)
+    monkeypatch.setattr(recompute, "pool_cells", read)
+
+    recompute.publish(force=True)
+
+    assert order[:2] == ["trim", "read"]

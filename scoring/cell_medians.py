@@ -23,6 +23,9 @@ from scoring.shapes import FloatArray, IntArray, SmallIntArray
 BINS = 256  # runs per bag at the most
 # A bag's cells x runs matrix holds at most this many entries (32 MB): a bag of many cells gets fewer runs.
 MATRIX_ENTRIES = 4_000_000
+# Up to this many pairs a bag's run weights are summed in one pass; a larger bag is summed run by run, which costs
+# a call per run (too many for thousands of small bags) but no pair-sized keys.
+ONE_PASS_PAIRS = 1_000_000
 
 
 @dataclass(frozen=True)
@@ -58,11 +61,20 @@ class BinnedBag:
         if len(run_bounds) == 1:  # no pairs: one empty run
             run_bounds = np.zeros(2, dtype=np.int64)
         runs = len(run_bounds) - 1
-        # Run by run: one bincount over all pairs would need pair-sized keys (three such arrays at ten million).
-        through: FloatArray = np.empty((cells, runs), dtype=np.float64)
-        for k in range(runs):
-            span = slice(int(run_bounds[k]), int(run_bounds[k + 1]))
-            through[:, k] = np.bincount(pair_cell[span], weights=weight[span], minlength=cells)
+        through: FloatArray
+        if pairs <= ONE_PASS_PAIRS:  # one bincount over (cell, run) keys: a few small pair-sized arrays
+            run_of_pair = np.repeat(np.arange(runs, dtype=np.int64), np.diff(run_bounds))
+            keys = pair_cell * runs + run_of_pair
+            through = (
+                np.bincount(keys, weights=weight, minlength=cells * runs)
+                .reshape(cells, runs)
+                .astype(np.float64, copy=False)
+            )
+        else:  # run by run: no pair-sized keys (~70 MB each at ten million pairs)
+            through = np.empty((cells, runs), dtype=np.float64)
+            for k in range(runs):
+                span = slice(int(run_bounds[k]), int(run_bounds[k + 1]))
+                through[:, k] = np.bincount(pair_cell[span], weights=weight[span], minlength=cells)
         np.cumsum(through, axis=1, out=through)
         # The pairs are kept for the second stage in 32 bits: a bag is held per group and view.
         return cls(

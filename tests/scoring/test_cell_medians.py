@@ -29,12 +29,15 @@ def _group_order(cell: np.ndarray, latency: np.ndarray, cell_bounds: np.ndarray)
     return order, bounds_of(np.bincount(group, minlength=len(cell_bounds) - 1))
 
 
+# A bag's run weights summed in one pass (as every bag of a test pool is), or run by run (as a bag of ten million).
+@pytest.mark.parametrize("one_pass_pairs", [cell_medians.ONE_PASS_PAIRS, 0])
 @pytest.mark.parametrize(("seed", "bins"), [(1, 256), (2, 7), (3, 2), (4, 1)])
 def test_binned_medians_are_the_weighted_medians_of_the_drawn_pairs(
-    seed: int, bins: int, monkeypatch: pytest.MonkeyPatch
+    seed: int, bins: int, one_pass_pairs: int, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     # Few runs put many pairs, and many equal latencies, in each: the second stage does the work.
     monkeypatch.setattr(cell_medians, "BINS", bins)
+    monkeypatch.setattr(cell_medians, "ONE_PASS_PAIRS", one_pass_pairs)
     cell, latency, weight, cell_bounds = _pairs(seed)
     order, bounds = _group_order(cell, latency, cell_bounds)
     bags = binned_group_bags(latency[order], cell[order], weight[order], bounds, cell_bounds)

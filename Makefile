@@ -20,9 +20,10 @@ $(UV):
 	$(BIN)/pip install --quiet uv==$(UV_VERSION)
 
 # The service, the contract and the recorder (editable), with the dev tools, exactly as locked.
-# --inexact: keep pip and uv, which are not in the lock.
+# --inexact: keep pip and uv, which are not in the lock. --compile-bytecode: as pip does at install, so that no
+# process (a test's server or worker, make run's) compiles what it imports where nothing writes bytecode.
 $(VENV)/.installed: pyproject.toml contract/pyproject.toml recorder/pyproject.toml uv.lock | $(UV)
-	$(UV) sync --frozen --all-packages --inexact --quiet
+	$(UV) sync --frozen --all-packages --inexact --quiet --compile-bytecode
 	touch $@
 
 # Newest versions within pyproject.toml's ranges; commit the new uv.lock with what it changed.

@@ -11,7 +11,7 @@ deployed) to its first answer to a ping: the worker imports the engine before it
 contribution's recompute finds it warm. Each is the best and the median of --runs starts; the goal is 1.5 s for
 a command or a web process. It also says which heavy packages `manage.py check` imported (from -X importtime).
 First it compiles the bytecode of the virtualenv's packages and of the checkout, as pip does at install
-(deploy/install.sh): where none is written (PYTHONDONTWRITEBYTECODE, or a virtualenv synced without it) every
+(deploy/install.sh) and make: where none is written (PYTHONDONTWRITEBYTECODE, a virtualenv synced without it) every
 process would compile what it imports, about 1.4 s more for `manage.py check` on a 2-core machine.
 """
 

@@ -5,10 +5,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
+import redis
 
 from core.folder_cache import FolderCache
+from pragmatikos.management.commands.prepare_site import forget_cache_of_another_database
+from tests.redis_servers import OwnRedis, redis_cache
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -79,3 +83,15 @@ def test_a_server_started_after_it_shows_each_harness_computed_there(tmp_path: P
     shown, pending = map(int, done.stdout.split()[-2:])
     assert (shown, pending) == (6, 0)  # the demo pool's six harnesses, each scored by prepare_site
     assert FolderCache(str(tmp_path / "cache"), {}).get("left-by-another-database") is None
+
+
+@pytest.mark.django_db
+def test_a_new_database_never_empties_a_redis_cache(settings: Any) -> None:
+    """Redis holds the broker's queue and the recompute's lock too: only the embedded cache folder is emptied."""
+    with OwnRedis() as server:
+        settings.CACHES = redis_cache(server.port)
+        redis.Redis.from_url(server.url).set("queued-task", "kept")
+
+        forget_cache_of_another_database()
+
+        assert redis.Redis.from_url(server.url).get("queued-task") == b"kept"

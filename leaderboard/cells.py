@@ -12,7 +12,7 @@ import datetime as dt
 import hashlib
 import io
 from dataclasses import dataclass
-from typing import Any, Final
+from typing import Any, Final, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -133,22 +133,16 @@ def pool_cells(
     until: dt.date | None = None,
     decisions: NameDecisions | None = None,
     harness: str | None = None,
-    remember: bool = False,
 ) -> Cells:
     """The pool's cells (of one harness when given), with the names no ranking may show folded into "(other)"
     by the senders within them, as cycles_frame folds them.
 
     `decisions`: the operator's on names, as the snapshot a window belongs to was made with; read when None.
     Elsewhere than PostgreSQL (the embedded SQLite default) the cells are summed from the cycles in Python.
-    `remember`: keep the pool's cells, read whole, for changed_pool_cells (the worker's recompute).
     """
     if not bulk_statements():
         return cells_of_cycles(cycles_frame(since=since, until=until, decisions=decisions, harness=harness))
-    started = timezone.now()
     cells, counted = _stored_cells(since, until, harness)
-    if remember and since is None and until is None and harness is None:
-        global _last_whole
-        _last_whole = _WholeRead(cells, counted, started - CHANGED_MARGIN)
     return _folded(cells, counted, decisions)
 
 
@@ -183,11 +177,25 @@ class _WholeRead:
 _last_whole: _WholeRead | None = None
 
 
-def changed_pool_cells(*, decisions: NameDecisions | None = None) -> tuple[Cells, bool]:
+def remember_whole_read() -> None:
+    """Read the pool's cells whole (PostgreSQL's) and keep them in this process, for changed_pool_cells: the
+    names are folded when they are used, not here."""
+    global _last_whole
+    started = timezone.now()
+    cells, counted = _stored_cells(None, None, None)
+    _last_whole = _WholeRead(cells, counted, started - CHANGED_MARGIN)
+
+
+class ChangedCells(NamedTuple):
+    cells: Cells
+    whole: bool  # read whole: no read to start from, or the merged cells did not add up
+    changed: bool  # anyone's cells may differ from the last whole read's (True when read whole)
+
+
+def changed_pool_cells(*, decisions: NameDecisions | None = None) -> ChangedCells:
     """The pool's cells as pool_cells reads them, read again only for the contributors whose cells may have
-    changed since this process last read them whole to remember them (pool_cells(remember=True)); the rest are
-    that read's.
-    Whole (and True) when there is no such read, or when the merged cells do not add up to the stored ones.
+    changed since this process last read them whole (remember_whole_read); the rest are that read's.
+    Whole when there is no such read, or when the merged cells do not add up to the stored ones.
 
     A contribution changes only its own install's cells, so after one contribution this reads that
     contributor's cells, not the pool's. For the points the worker publishes first: the whole snapshot
@@ -195,27 +203,22 @@ def changed_pool_cells(*, decisions: NameDecisions | None = None) -> tuple[Cells
     """
     whole = _last_whole
     if whole is None or not bulk_statements():
-        return pool_cells(decisions=decisions), True
+        return ChangedCells(pool_cells(decisions=decisions), whole=True, changed=True)
     with one_snapshot():
         changed = list(
             Contributor.objects.filter(Q(last_seen__gte=whole.changed_from) | Q(retracted_at__gte=whole.changed_from))
             .values_list("id", flat=True)
             .order_by()
         )
-        fresh, fresh_counted = (
-            _stored_cells(None, None, None, changed) if changed else (_none_of(whole.cells), frozenset())
-        )
+        cells, counted = whole.cells, whole.counted
+        if changed:  # nobody changed: the pool is the last whole read's (a scheduled look, most often)
+            fresh, fresh_counted = _stored_cells(None, None, None, changed)
+            cells, counted = _merged(cells, fresh, changed), (counted - set(changed)) | fresh_counted
         stored = Cell.objects.in_pool().aggregate(cells=Count("id"), cycles=Sum("hjudged"))
-    cells = _merged(whole.cells, fresh, changed)
     if len(cells.frame) != stored["cells"] or cells.cycles != (stored["cycles"] or 0):
         # Cells changed some other way (an operator's command, a migration): read them whole.
-        return pool_cells(decisions=decisions), True
-    counted = frozenset(whole.counted - set(changed)) | fresh_counted
-    return _folded(cells, counted, decisions), False
-
-
-def _none_of(cells: Cells) -> Cells:
-    return Cells(cells.frame.iloc[0:0], cells.bag_cell[:0], cells.bag_latency[:0], cells.bag_weight[:0])
+        return ChangedCells(pool_cells(decisions=decisions), whole=True, changed=True)
+    return ChangedCells(_folded(cells, counted, decisions), whole=False, changed=bool(changed))
 
 
 def _merged(old: Cells, fresh: Cells, changed: list[int]) -> Cells:
@@ -236,7 +239,8 @@ def _merged(old: Cells, fresh: Cells, changed: list[int]) -> Cells:
 
 
 def forget_whole_read() -> None:
-    """Drop this process's last whole read (tests; the cells changed under it in a way it cannot see)."""
+    """Drop this process's last whole read: before a whole snapshot's scoring (its peak), in a worker's parent
+    once its pool has forked, and in tests."""
     global _last_whole
     _last_whole = None
 

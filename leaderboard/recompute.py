@@ -7,8 +7,9 @@ when. The thin Celery tasks (tasks.py) call run_owed; a publish announces itself
 
 What is cheap is published first when a contribution is waiting for it (run_owed: the worker's path): once the
 pool has changed, a snapshot of points alone (the scores, counts and
-order, scoring.document.score_points, meta "intervals": "pending"), then, from the same rows read, the whole
-snapshot with its intervals, rank ranges and B3. The pages say which part is still being computed.
+order, scoring.document.score_points, meta "intervals": "pending"), read from what changed since the worker
+last read the pool whole, then the whole snapshot, read whole, with its intervals, rank ranges and B3. The pages
+say which part is still being computed.
 """
 
 import datetime as dt
@@ -31,7 +32,13 @@ from ingest.models import Contributor
 from ingest.selectors import retracted_after, retractions_seen
 from ingest.services import hold_retractions
 from leaderboard import cycles_file
-from leaderboard.cells import cells_fingerprint, changed_pool_cells, forget_whole_read, pool_cells
+from leaderboard.cells import (
+    cells_fingerprint,
+    changed_pool_cells,
+    forget_whole_read,
+    pool_cells,
+    remember_whole_read,
+)
 from leaderboard.coordination import Coordinator, coordinator, exclusive
 from leaderboard.lenses import HARNESSES_KEY, shown_harnesses
 from leaderboard.models import GroupScore, Snapshot
@@ -102,7 +109,7 @@ def _run_while_owed(coord: Coordinator) -> Snapshot | None:
     while coord.is_pending() and coord.cooldown_left() <= 0:
         with exclusive(coord) as holding:
             if not holding:
-                return published
+                break
             while coord.cooldown_left() <= 0 and (owed := coord.pending_mark()) is not None:
                 published = publish(points_first=True) or published
                 # Cleared only once published, and only if no contribution raised it
@@ -112,6 +119,10 @@ def _run_while_owed(coord: Coordinator) -> Snapshot | None:
                 coord.start_cooldown()
         # A request that raised the flag between our last check and the unlock was
         # refused the lock: the loop picks it up.
+    if published is not None:
+        # Each publish let its whole read go before scoring: read again once, out of the lock and its cooldown, so
+        # that the next contribution's points read only what it changed.
+        remember_pool(close=False)
     return published
 
 
@@ -177,11 +188,7 @@ def _publish_once(*, force: bool, points_first: bool) -> Snapshot | None:
     # scorecards made for the points above are prepared's, reused here when they were made from the whole pool.
     scored = score_cells(pool.rows(config), config, generated=iso_z(now), keep_axes=True)
     samples = {**scored.samples, AXIS_SAMPLES_KEY: scored.axis_samples}
-    published = _publish_scored(scored.document, samples, pool.facts, now=now, started=started)
-    if points_first:
-        del pool, scored, samples  # the scoring's memory goes before the cells are read again
-        remember_pool(close=False)
-    return published
+    return _publish_scored(scored.document, samples, pool.facts, now=now, started=started)
 
 
 @dataclass
@@ -209,7 +216,8 @@ def _read_pool(config: ScoringConfig, decisions: dict[str, bool], *, changed_onl
     # Read before the cells: they hold nobody whose retraction came up to it (ingest.selectors).
     seen = retractions_seen()
     if changed_only:
-        cells, whole = changed_pool_cells(decisions=decisions)
+        cells, whole, changed = changed_pool_cells(decisions=decisions)
+        beside = beside and changed  # nobody changed (a scheduled look): rows only if the fingerprint differs
     else:
         # Not remembered: kept through the scoring they would add to its peak (remember_pool reads them after).
         cells, whole = pool_cells(decisions=decisions), True
@@ -354,12 +362,12 @@ def _keep_history_bounded(newest: Snapshot) -> None:
 def remember_pool(*, close: bool = True) -> None:
     """Read the pool's cells whole and keep them in this process, so that the next contribution's points read only
     the cells it changed: as a worker starts (before its pool forks: `close` closes the database connection,
-    which no forked process may share), and after each whole snapshot the worker publishes, outside its peak.
-    Without PostgreSQL's cells, or without the database, nothing is kept."""
+    which no forked process may share; the parent lets its copy go once they have), and after the worker
+    publishes. Without PostgreSQL's cells, or without the database, nothing is kept."""
     if not bulk_statements():
         return
     try:
-        pool_cells(remember=True)
+        remember_whole_read()
     except DatabaseError as error:
         log.warning("recompute: the pool was not read ahead (%s); the next contribution reads it whole", error)
     finally:

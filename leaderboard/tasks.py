@@ -10,12 +10,15 @@ process imports this module as Django starts, and only the worker scores. The wo
 starts (_warm_on_start), so its first task does not wait for them.
 """
 
+import logging
 from typing import Any
 
 from celery import shared_task
 from celery.signals import worker_init, worker_ready
 
 from leaderboard.coordination import coordinator
+
+log = logging.getLogger(__name__)
 
 # Tasks keep the names of the module they were first written in: a deployed broker may still hold
 # queued ones, and beat names them (settings.CELERY_BEAT_SCHEDULE).
@@ -94,6 +97,21 @@ def _check_owed_on_start(**_: Any) -> None:
     # A worker starting after a crash picks up the recompute the crash left owed; one starting after a release
     # that moved the document version republishes at once, so the pages are not left without a ranking.
     recompute_on_start.delay()
+
+
+@worker_ready.connect
+def _parent_lets_its_cells_go(sender: Any = None, **_: Any) -> None:
+    # Ready comes once the pool has forked: the processes that recompute hold their copy of the pool's cells, and
+    # the prefork parent, which never recomputes, lets its own go (~300 MB at ten million cycles). `sender` is the
+    # worker's consumer; under the solo or threads pool this process recomputes itself and keeps them.
+    if type(getattr(sender, "pool", None)).__module__ != "celery.concurrency.prefork":
+        return
+    from core.memory import return_freed_memory
+    from leaderboard.cells import forget_whole_read
+
+    forget_whole_read()
+    return_freed_memory()
+    log.info("worker: the pool has forked; the parent let its copy of the pool's cells go")
 
 
 def request_recompute(**signal: object) -> None:

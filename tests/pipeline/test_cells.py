@@ -11,7 +11,13 @@ from core.keys import install_hash
 from ingest.models import Contributor, Cycle
 from ingest.services import retract
 from leaderboard import recompute
-from leaderboard.cells import cells_fingerprint, changed_pool_cells, forget_whole_read, pool_cells
+from leaderboard.cells import (
+    cells_fingerprint,
+    changed_pool_cells,
+    forget_whole_read,
+    pool_cells,
+    remember_whole_read,
+)
 from leaderboard.selectors import cycles_frame, scoring_config
 from scoring import ScoringConfig, enrich_document, score_pool
 from scoring.cells import score_cells
@@ -86,7 +92,7 @@ def _seen_long_ago() -> None:
 def test_cells_read_again_only_for_what_changed_equal_a_whole_read() -> None:
     installs = store_pool()
     _seen_long_ago()
-    pool_cells(remember=True)
+    remember_whole_read()
     # Since: a new contributor, more cycles from one already there, and a retraction.
     newcomer = make_contributor(seen_for=SEASONED)
     store_cycles(newcomer, [{**made, "day": date(2026, 6, 3)} for made in drawn_cycles(40, seed=99)])
@@ -95,7 +101,7 @@ def test_cells_read_again_only_for_what_changed_equal_a_whole_read() -> None:
     store_cycles(again, [{**made, "day": date(2026, 6, 20)} for made in drawn_cycles(15, seed=7, key_offset=0xA000)])
     retract(install=installs[3], now=timezone.now())
 
-    merged, whole = changed_pool_cells()
+    merged, whole, _ = changed_pool_cells()
     read = pool_cells()
 
     assert not whole
@@ -110,11 +116,11 @@ def test_cells_read_again_only_for_what_changed_equal_a_whole_read() -> None:
 def test_cells_changed_without_a_contribution_are_read_whole() -> None:
     store_pool()
     _seen_long_ago()
-    pool_cells(remember=True)
+    remember_whole_read()
     # A change no contributor's times show (as an operator's command or a migration would make).
     Cycle.objects.filter(id__in=Cycle.objects.order_by("id").values("id")[:5]).delete()
 
-    merged, whole = changed_pool_cells()
+    merged, whole, _ = changed_pool_cells()
 
     assert whole
     assert cells_fingerprint(merged, scoring_config()) == cells_fingerprint(pool_cells(), scoring_config())
@@ -124,7 +130,7 @@ def test_without_a_whole_read_to_start_from_the_pool_is_read_whole() -> None:
     store_pool(contributors=2)
     forget_whole_read()
 
-    merged, whole = changed_pool_cells()
+    merged, whole, _ = changed_pool_cells()
 
     assert whole and merged.cycles == pool_cells().cycles
 
@@ -144,11 +150,24 @@ def test_a_whole_snapshot_keeps_no_cells_through_its_scoring(monkeypatch: pytest
     whole_after_a_whole_snapshot = changed_pool_cells()[1]
     newcomer = make_contributor(seen_for=SEASONED)
     store_cycles(newcomer, [{**made, "day": date(2026, 6, 3)} for made in drawn_cycles(20, seed=98)])
-    recompute.publish(points_first=True)
+    recompute.run_owed(owe=True)  # the worker's path: points first, then the whole snapshot
 
     assert kept_while_scoring == [False, False]
     assert whole_after_a_whole_snapshot
     assert not changed_pool_cells()[1]  # remembered once the worker's snapshot was published
+
+
+def test_with_nobody_changed_the_pool_is_the_last_whole_read() -> None:
+    """A scheduled look at an unchanged pool merges nothing, and says so: its rows are prepared only if the
+    fingerprint then differs (leaderboard.recompute._read_pool)."""
+    store_pool(contributors=2)
+    _seen_long_ago()
+    remember_whole_read()
+
+    merged, whole, changed = changed_pool_cells()
+
+    assert not whole and not changed
+    assert cells_fingerprint(merged, scoring_config()) == cells_fingerprint(pool_cells(), scoring_config())
 
 
 def test_a_publish_first_gives_back_what_earlier_work_freed(monkeypatch: pytest.MonkeyPatch) -> None:
